@@ -1,0 +1,241 @@
+// The in-memory trace: one Trace per rank, columnar, with interned strings, integer nanoseconds,
+// and the links between host calls and device activity resolved once at load. Analyses read
+// only this; nothing past the importer sees JSON. A Trace is immutable after load.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace stepscope {
+
+using StringId = std::uint32_t;
+using EventIndex = std::int32_t;
+inline constexpr EventIndex kNoEvent = -1;
+inline constexpr std::int64_t kAbsent = -1;  // for ids that a trace may leave out
+
+// Interns strings so that names are compared and stored as 32-bit ids. Id 0 is "".
+class StringPool {
+ public:
+  StringPool();
+  StringId intern(std::string_view text);
+  [[nodiscard]] std::string_view view(StringId id) const { return strings_[id]; }
+  // The id of text if it was interned, or kNotInterned.
+  [[nodiscard]] StringId find(std::string_view text) const;
+  [[nodiscard]] std::size_t size() const { return strings_.size(); }
+  [[nodiscard]] std::size_t bytes() const;
+
+  static constexpr StringId kNotInterned = 0xffffffffU;
+
+ private:
+  // Deque-like storage keeps string_views stable while the pool grows.
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::size_t block_used_ = 0;
+  std::size_t block_size_ = 0;
+  std::vector<std::string_view> strings_;
+  std::unordered_map<std::string_view, StringId> index_;
+  std::string_view store(std::string_view text);
+};
+
+// What an event is, from its category (metrics.md §0.4). Categories compare case-insensitively.
+enum class EventClass : std::uint8_t {
+  kKernel,             // GPU kernel (`kernel`)
+  kMemcpy,             // `gpu_memcpy`, `memcpy`
+  kMemset,             // `gpu_memset`, `memset`
+  kAcceleratorKernel,  // non-CUDA device work (`mtia_ccp_events`), treated like a kernel
+  kGpuSync,            // `cuda_sync`: a wait marker, not work
+  kGpuAnnotation,      // `gpu_user_annotation`
+  kOp,                 // `cpu_op`, `operator`
+  kAnnotation,         // `user_annotation`
+  kRuntime,            // `cuda_runtime`, `runtime`, any `*_runtime`
+  kDriver,             // `cuda_driver`
+  kPython,             // `python_function`, legacy `python`
+  kProfilerSpan,       // `Trace`
+  kOther,              // anything else: kept and counted, never dropped silently
+};
+
+[[nodiscard]] std::string_view to_string(EventClass event_class);
+[[nodiscard]] EventClass classify_category(std::string_view category);
+
+// Device activity: work that occupies the GPU (or another accelerator).
+[[nodiscard]] constexpr bool is_device_activity(EventClass c) {
+  return c == EventClass::kKernel || c == EventClass::kMemcpy || c == EventClass::kMemset ||
+         c == EventClass::kAcceleratorKernel;
+}
+// Host-side calls that can launch device activity.
+[[nodiscard]] constexpr bool is_launch_call(EventClass c) {
+  return c == EventClass::kRuntime || c == EventClass::kDriver;
+}
+// Host events that take part in per-thread nesting (ops, annotations, runtime and driver calls).
+[[nodiscard]] constexpr bool is_nested_host_event(EventClass c) {
+  return c == EventClass::kOp || c == EventClass::kAnnotation || is_launch_call(c);
+}
+
+// A (pid, tid) pair as written in the trace; numbers and strings are both allowed there.
+struct ThreadKey {
+  std::string pid;  // the JSON text of the value: `12` or the string's contents
+  std::string tid;
+  bool operator==(const ThreadKey&) const = default;
+};
+
+struct ThreadInfo {
+  ThreadKey key;
+  std::int64_t pid_number = kAbsent;  // when pid is a JSON integer
+  std::int64_t tid_number = kAbsent;
+  std::string name;                   // from `thread_name` metadata, when present
+};
+
+// Arguments the analyses need, parsed eagerly into one row per event that has any of them.
+// Everything else in `args` stays reachable through the event's source byte range.
+struct EventArgs {
+  StringId input_dims = 0;        // raw JSON text of `Input Dims`, e.g. `[[8, 16], [16]]`
+  StringId input_types = 0;       // raw JSON text of `Input type`
+  StringId concrete_inputs = 0;   // raw JSON text of `Concrete Inputs`
+  std::int64_t bytes = kAbsent;   // memcpy / memset size
+  double blocks_per_sm = -1;      // `blocks per SM`
+  double occupancy_percent = -1;  // `est. achieved occupancy %`
+  double warps_per_sm = -1;
+  std::int32_t grid[3] = {0, 0, 0};
+  std::int32_t block[3] = {0, 0, 0};
+  std::int32_t registers_per_thread = -1;
+  std::int64_t shared_memory = kAbsent;
+  // Collective fields (NCCL kernels and `record_param_comms`).
+  StringId collective_name = 0;
+  StringId dtype = 0;
+  StringId process_group_name = 0;
+  std::int64_t in_msg_nelems = kAbsent;
+  std::int64_t out_msg_nelems = kAbsent;
+  std::int64_t group_size = kAbsent;
+};
+
+// The complete events of one rank, as parallel columns indexed by EventIndex. B/E pairs are
+// stored here as complete events. Sorted by start time (ties: longer first) after load.
+struct EventTable {
+  std::vector<std::int64_t> start_ns;
+  std::vector<std::int64_t> dur_ns;
+  std::vector<StringId> name;
+  std::vector<StringId> category;  // as written
+  std::vector<EventClass> event_class;
+  std::vector<std::uint32_t> thread;       // index into Trace::threads
+  std::vector<std::int64_t> stream;        // integer `args.stream`, else GPU row tid, else -1
+  std::vector<std::int32_t> device;        // `args.device`, else numeric pid for GPU rows, else -1
+  std::vector<std::int64_t> correlation;   // `args.correlation`, else -1
+  std::vector<std::int64_t> external_id;   // `args["External id"]`, else -1
+  std::vector<std::int32_t> args_row;      // index into Trace::args, or -1
+  std::vector<std::uint64_t> source_offset;  // byte offset of the event in the decompressed input
+  std::vector<std::uint32_t> source_length;
+  // Links, resolved by the linker at load:
+  std::vector<EventIndex> parent;    // innermost enclosing nested host event on the same thread
+  std::vector<EventIndex> launcher;  // device activity -> runtime/driver call (by correlation)
+  std::vector<EventIndex> owner_op;  // device activity -> op/annotation it is attributed to
+
+  [[nodiscard]] std::size_t size() const { return start_ns.size(); }
+  [[nodiscard]] std::int64_t end_ns(EventIndex i) const { return start_ns[i] + dur_ns[i]; }
+  [[nodiscard]] std::size_t bytes() const;
+};
+
+// `[memory]` instant events (profile_memory=True), metrics.md §11.
+struct MemoryTable {
+  std::vector<std::int64_t> time_ns;
+  std::vector<std::uint64_t> address;
+  std::vector<std::int64_t> bytes;            // > 0 allocation, < 0 free
+  std::vector<std::int64_t> total_allocated;  // -1 when missing
+  std::vector<std::int64_t> total_reserved;   // -1 when missing
+  std::vector<std::int8_t> device_type;       // 0 CPU, 1 CUDA, others as written
+  std::vector<std::int16_t> device_id;        // -1 for CPU
+  std::vector<std::uint32_t> thread;
+  [[nodiscard]] std::size_t size() const { return time_ns.size(); }
+};
+
+// Flow events (`s`/`f`/`t`): kept as links only.
+struct FlowTable {
+  std::vector<std::int64_t> time_ns;
+  std::vector<std::int64_t> id;
+  std::vector<char> phase;
+  std::vector<StringId> category;
+  std::vector<std::uint32_t> thread;
+  [[nodiscard]] std::size_t size() const { return time_ns.size(); }
+};
+
+struct DeviceProperties {
+  std::int32_t id = -1;
+  std::string name;
+  std::int64_t total_global_memory = kAbsent;
+  std::int32_t compute_major = -1;
+  std::int32_t compute_minor = -1;
+  std::int32_t num_sms = -1;
+  std::int32_t max_threads_per_multiprocessor = -1;
+};
+
+// How the rank of a trace was determined (metrics.md §0.5).
+enum class RankSource : std::uint8_t { kDistributedInfo, kFileName, kFileOrder, kDefaultZero };
+[[nodiscard]] std::string_view to_string(RankSource source);
+
+// Counts the importer keeps so that nothing is dropped silently.
+struct ImportStats {
+  std::uint64_t input_bytes = 0;         // decompressed
+  std::uint64_t events_seen = 0;         // every element of traceEvents
+  std::uint64_t complete_events = 0;     // X, and matched B/E pairs
+  std::uint64_t instant_events = 0;      // i / I (memory samples included)
+  std::uint64_t memory_events = 0;
+  std::uint64_t flow_events = 0;
+  std::uint64_t counter_events = 0;      // C
+  std::uint64_t metadata_events = 0;     // M
+  std::uint64_t async_events = 0;        // b / e / n: counted, not analysed
+  std::uint64_t other_phase_events = 0;
+  std::uint64_t invalid_complete_events = 0;  // X without ts or dur, or with dur < 0
+  std::uint64_t unmatched_begin_end = 0;
+  std::uint64_t unknown_category_events = 0;
+  // For HTA's rounding emulation (metrics.md §0.6): pandas makes `ts` a float column if any
+  // event's `ts` literal is not an integer or any event lacks `ts`.
+  bool any_fractional_ts_literal = false;
+  bool any_event_without_ts = false;
+  // Whether device activities carry their correlation id in `External id` (older traces).
+  bool external_id_is_correlation = false;
+};
+
+struct DistributedInfo {
+  std::string backend;
+  std::int64_t rank = kAbsent;
+  std::int64_t world_size = kAbsent;
+};
+
+struct Trace {
+  std::string source_path;
+  std::int64_t rank = 0;
+  RankSource rank_source = RankSource::kDefaultZero;
+  DistributedInfo distributed;
+  std::vector<DeviceProperties> devices;
+  std::int64_t schema_version = kAbsent;
+  std::int64_t base_time_ns = kAbsent;
+  std::string display_time_unit;
+
+  StringPool strings;
+  std::vector<ThreadInfo> threads;
+  EventTable events;
+  std::vector<EventArgs> args;
+  MemoryTable memory;
+  FlowTable flows;
+  ImportStats stats;
+
+  [[nodiscard]] std::string_view name_of(EventIndex i) const {
+    return strings.view(events.name[i]);
+  }
+  [[nodiscard]] const EventArgs* args_of(EventIndex i) const {
+    const std::int32_t row = events.args_row[i];
+    return row < 0 ? nullptr : &args[row];
+  }
+  [[nodiscard]] const DeviceProperties* device_properties(std::int32_t device) const;
+  // Stream of a device activity: `args.stream`, else the numeric tid of its GPU row.
+  [[nodiscard]] std::int64_t activity_stream(EventIndex i) const;
+  // Device of a device activity: `args.device`, else the numeric pid of its GPU row.
+  [[nodiscard]] std::int32_t activity_device(EventIndex i) const;
+  // Bytes held by the in-memory trace (tables, args and strings).
+  [[nodiscard]] std::size_t bytes() const;
+};
+
+}  // namespace stepscope

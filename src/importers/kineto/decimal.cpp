@@ -1,0 +1,110 @@
+#include "importers/kineto/decimal.h"
+
+#include <cstddef>
+
+namespace stepscope::kineto {
+
+namespace {
+
+constexpr int kMaxDigits = 40;  // more significant digits than this cannot fit in int64 ns
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+struct Decimal {
+  bool negative = false;
+  __int128 mantissa = 0;  // the significant digits read so far
+  int scale = 0;          // value = mantissa * 10^scale (in microseconds)
+  bool sticky = false;    // nonzero digits were dropped after the mantissa filled up
+  int dropped_first = -1;  // first dropped digit, for rounding
+};
+
+// Reads `-?digits(.digits)?([eE][+-]?digits)?` exactly as JSON defines numbers.
+std::optional<Decimal> read_decimal(std::string_view text) {
+  Decimal d;
+  std::size_t i = 0;
+  if (i < text.size() && text[i] == '-') {
+    d.negative = true;
+    ++i;
+  }
+  int digits = 0;
+  auto take_digit = [&](char c, bool fractional) {
+    if (digits < kMaxDigits) {
+      if (digits > 0 || c != '0') ++digits;
+      d.mantissa = d.mantissa * 10 + (c - '0');
+      if (fractional) --d.scale;
+    } else {
+      if (!fractional) ++d.scale;
+      if (d.dropped_first < 0) {
+        d.dropped_first = c - '0';
+      } else if (c != '0') {
+        d.sticky = true;
+      }
+    }
+  };
+  const std::size_t integer_start = i;
+  while (i < text.size() && is_digit(text[i])) take_digit(text[i++], false);
+  if (i == integer_start) return std::nullopt;
+  if (text[integer_start] == '0' && i - integer_start > 1) return std::nullopt;  // leading zero
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    const std::size_t fraction_start = i;
+    while (i < text.size() && is_digit(text[i])) take_digit(text[i++], true);
+    if (i == fraction_start) return std::nullopt;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool exponent_negative = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) exponent_negative = text[i++] == '-';
+    const std::size_t exponent_start = i;
+    int exponent = 0;
+    while (i < text.size() && is_digit(text[i])) {
+      exponent = exponent < 100000 ? exponent * 10 + (text[i] - '0') : exponent;
+      ++i;
+    }
+    if (i == exponent_start) return std::nullopt;
+    d.scale += exponent_negative ? -exponent : exponent;
+  }
+  if (i != text.size()) return std::nullopt;
+  return d;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal) {
+  const std::optional<Decimal> parsed = read_decimal(literal);
+  if (!parsed) return std::nullopt;
+  Decimal d = *parsed;
+  int shift = d.scale + 3;  // microseconds -> nanoseconds
+  __int128 value = d.mantissa;
+  constexpr __int128 kLimit = static_cast<__int128>(INT64_MAX);
+  if (value == 0) return 0;
+  if (shift > 0) {
+    if (shift > 19) return std::nullopt;
+    for (int k = 0; k < shift; ++k) {
+      value *= 10;
+      if (value > kLimit) return std::nullopt;
+    }
+  } else if (shift < 0) {
+    // Round to nearest, ties to even, using the dropped digits.
+    if (-shift > kMaxDigits + 2) return 0;  // far below a nanosecond
+    int first_dropped = d.dropped_first;
+    bool sticky = d.sticky;
+    for (int k = 0; k < -shift; ++k) {
+      if (first_dropped >= 0 && first_dropped != 0) sticky = true;
+      first_dropped = static_cast<int>(value % 10);
+      value /= 10;
+    }
+    if (first_dropped > 5 || (first_dropped == 5 && (sticky || (value % 2) == 1))) ++value;
+  } else if (d.dropped_first >= 0) {
+    if (d.dropped_first > 5 || (d.dropped_first == 5 && (d.sticky || (value % 2) == 1))) ++value;
+  }
+  if (value > kLimit) return std::nullopt;
+  const auto magnitude = static_cast<std::int64_t>(value);
+  return d.negative ? -magnitude : magnitude;
+}
+
+bool is_integer_literal(std::string_view literal) {
+  return literal.find_first_of(".eE") == std::string_view::npos;
+}
+
+}  // namespace stepscope::kineto

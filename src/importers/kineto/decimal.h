@@ -1,0 +1,18 @@
+// Exact conversion of Chrome-trace microsecond literals to integer nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace stepscope::kineto {
+
+// Parses a JSON number literal in microseconds (`12`, `12.345`, `-3.5`, `1.2e3`) into
+// nanoseconds without binary floating point; digits past the nanosecond round to nearest,
+// ties to even. Returns nullopt for text that is not a JSON number or does not fit in int64.
+std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal);
+
+// True when the literal is written as an integer (no fraction, no exponent).
+bool is_integer_literal(std::string_view literal);
+
+}  // namespace stepscope::kineto

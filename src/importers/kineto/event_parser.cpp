@@ -1,0 +1,351 @@
+#include "importers/kineto/event_parser.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <string>
+
+namespace stepscope::kineto {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+// Errors carry the field path; the caller adds the file and the event's byte offset.
+Error field_error(std::string_view field, std::string_view what) {
+  return make_error("field \"" + std::string(field) + "\": " + std::string(what));
+}
+
+Error simdjson_failure(std::string_view field, simdjson::error_code code) {
+  if (code == simdjson::NUMBER_OUT_OF_RANGE) {
+    return field_error(field, "number out of range");
+  }
+  if (code == simdjson::INCORRECT_TYPE) return field_error(field, "wrong type");
+  return field_error(field, simdjson::error_message(code));
+}
+
+// Integers may be written as `12` or `12.0`; anything else of type number is refused.
+Result<std::int64_t> read_integer(od::value value, std::string_view field) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure(field, code);
+  if (type != od::json_type::number) return field_error(field, "expected a number");
+  std::int64_t integer = 0;
+  auto code = value.get_int64().get(integer);
+  if (!code) return integer;
+  if (code == simdjson::INCORRECT_TYPE) {  // a double literal
+    double real = 0;
+    if (auto double_code = value.get_double().get(real)) {
+      return simdjson_failure(field, double_code);
+    }
+    if (std::isfinite(real) && std::trunc(real) == real && std::fabs(real) < 9.0e18) {
+      return static_cast<std::int64_t>(real);
+    }
+    return field_error(field, "expected an integer");
+  }
+  if (code == simdjson::NUMBER_OUT_OF_RANGE) {  // maybe a uint64 such as 4294967295 * 2^k
+    std::uint64_t unsigned_value = 0;
+    if (!value.get_uint64().get(unsigned_value) && unsigned_value <= INT64_MAX) {
+      return static_cast<std::int64_t>(unsigned_value);
+    }
+  }
+  return simdjson_failure(field, code);
+}
+
+Result<double> read_real(od::value value, std::string_view field) {
+  double real = 0;
+  if (auto code = value.get_double().get(real)) return simdjson_failure(field, code);
+  return real;
+}
+
+Result<std::string_view> read_string(od::value value, std::string_view field) {
+  std::string_view text;
+  if (auto code = value.get_string().get(text)) return simdjson_failure(field, code);
+  return text;
+}
+
+// The raw JSON text of any value (arrays of shapes are kept as written).
+Result<std::string_view> read_raw(od::value value, std::string_view field) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure(field, code);
+  std::string_view raw;
+  simdjson::error_code code = simdjson::SUCCESS;
+  if (type == od::json_type::array) {
+    od::array array;
+    code = value.get_array().get(array);
+    if (!code) code = array.raw_json().get(raw);
+  } else if (type == od::json_type::object) {
+    od::object object;
+    code = value.get_object().get(object);
+    if (!code) code = object.raw_json().get(raw);
+  } else {
+    raw = value.raw_json_token();
+  }
+  if (code) return simdjson_failure(field, code);
+  return raw;
+}
+
+Result<std::string_view> read_number_literal(od::value value, std::string_view field) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure(field, code);
+  if (type != od::json_type::number) return field_error(field, "expected a number");
+  std::string_view raw = value.raw_json_token();
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
+                          raw.back() == '\t')) {
+    raw.remove_suffix(1);
+  }
+  return raw;
+}
+
+Result<RawId> read_id(od::value value, std::string_view field) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure(field, code);
+  RawId id;
+  id.present = true;
+  if (type == od::json_type::string) {
+    Result<std::string_view> text = read_string(value, field);
+    if (!text) return std::move(text).error();
+    id.text = *text;
+    return id;
+  }
+  Result<std::string_view> literal = read_number_literal(value, field);
+  if (!literal) return std::move(literal).error();
+  id.text = *literal;
+  Result<std::int64_t> number = read_integer(value, field);
+  if (!number) return std::move(number).error();
+  id.number = *number;
+  id.is_number = true;
+  return id;
+}
+
+// `grid` and `block` are [x, y, z] on kernels; Inductor writes a string such as "grid(100,)" on
+// its cpu_op events, which is not a launch shape: ignored.
+Status read_triple(od::value value, std::string_view field, std::int32_t (&out)[3]) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure(field, code);
+  if (type != od::json_type::array) return Done{};
+  od::array array;
+  if (auto code = value.get_array().get(array)) return simdjson_failure(field, code);
+  int index = 0;
+  for (auto element : array) {
+    od::value item;
+    if (auto code = element.get(item)) return simdjson_failure(field, code);
+    Result<std::int64_t> number = read_integer(item, field);
+    if (!number) return std::move(number).error();
+    if (index < 3) out[index] = static_cast<std::int32_t>(*number);
+    ++index;
+  }
+  return Done{};
+}
+
+#define STEPSCOPE_TRY_ASSIGN(target, expression) \
+  do {                                           \
+    auto result_ = (expression);                 \
+    if (!result_) return std::move(result_).error(); \
+    target = *result_;                           \
+  } while (false)
+
+// `stream` is an integer in CUDA traces and a string such as "0x0" in ROCm runtime calls,
+// which carries no stream we can use (metrics.md §0.4).
+Status read_stream(od::value value, RawEvent& out) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure("args.stream", code);
+  if (type != od::json_type::number) return Done{};
+  STEPSCOPE_TRY_ASSIGN(out.stream, read_integer(value, "args.stream"));
+  return Done{};
+}
+
+Status read_args(od::object args, RawEvent& out) {
+  EventArgs& numeric = out.numeric_args;
+  for (auto field : args) {
+    od::raw_json_string key;
+    if (auto code = field.key().get(key)) return simdjson_failure("args", code);
+    od::value value;
+    if (auto code = field.value().get(value)) return simdjson_failure("args", code);
+    if (key.unsafe_is_equal("correlation")) {
+      STEPSCOPE_TRY_ASSIGN(out.correlation, read_integer(value, "args.correlation"));
+    } else if (key.unsafe_is_equal("External id") || key.unsafe_is_equal("external id")) {
+      STEPSCOPE_TRY_ASSIGN(out.external_id, read_integer(value, "args.External id"));
+    } else if (key.unsafe_is_equal("stream")) {
+      if (Status status = read_stream(value, out); !status) return status;
+    } else if (key.unsafe_is_equal("device")) {
+      STEPSCOPE_TRY_ASSIGN(out.device, read_integer(value, "args.device"));
+    } else if (key.unsafe_is_equal("Input Dims")) {
+      STEPSCOPE_TRY_ASSIGN(out.input_dims, read_raw(value, "args.Input Dims"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("Input type")) {
+      STEPSCOPE_TRY_ASSIGN(out.input_types, read_raw(value, "args.Input type"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("Concrete Inputs")) {
+      STEPSCOPE_TRY_ASSIGN(out.concrete_inputs, read_raw(value, "args.Concrete Inputs"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("bytes")) {
+      STEPSCOPE_TRY_ASSIGN(numeric.bytes, read_integer(value, "args.bytes"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("blocks per SM")) {
+      STEPSCOPE_TRY_ASSIGN(numeric.blocks_per_sm, read_real(value, "args.blocks per SM"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("est. achieved occupancy %")) {
+      STEPSCOPE_TRY_ASSIGN(numeric.occupancy_percent,
+                           read_real(value, "args.est. achieved occupancy %"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("warps per SM")) {
+      STEPSCOPE_TRY_ASSIGN(numeric.warps_per_sm, read_real(value, "args.warps per SM"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("grid")) {
+      if (Status s = read_triple(value, "args.grid", numeric.grid); !s) return s;
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("block")) {
+      if (Status s = read_triple(value, "args.block", numeric.block); !s) return s;
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("registers per thread")) {
+      std::int64_t registers = 0;
+      STEPSCOPE_TRY_ASSIGN(registers, read_integer(value, "args.registers per thread"));
+      numeric.registers_per_thread = static_cast<std::int32_t>(registers);
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("shared memory")) {
+      STEPSCOPE_TRY_ASSIGN(numeric.shared_memory, read_integer(value, "args.shared memory"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("Collective name")) {
+      STEPSCOPE_TRY_ASSIGN(out.collective_name, read_string(value, "args.Collective name"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("dtype")) {
+      STEPSCOPE_TRY_ASSIGN(out.dtype, read_string(value, "args.dtype"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("Process Group Name")) {
+      STEPSCOPE_TRY_ASSIGN(out.process_group_name,
+                           read_string(value, "args.Process Group Name"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("In msg nelems")) {
+      STEPSCOPE_TRY_ASSIGN(numeric.in_msg_nelems, read_integer(value, "args.In msg nelems"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("Out msg nelems")) {
+      STEPSCOPE_TRY_ASSIGN(numeric.out_msg_nelems, read_integer(value, "args.Out msg nelems"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("Group size")) {
+      STEPSCOPE_TRY_ASSIGN(numeric.group_size, read_integer(value, "args.Group size"));
+      out.has_event_args = true;
+    } else if (key.unsafe_is_equal("Addr")) {
+      std::int64_t address = 0;
+      std::uint64_t unsigned_address = 0;
+      if (!value.get_uint64().get(unsigned_address)) {
+        out.memory.address = unsigned_address;
+      } else {
+        STEPSCOPE_TRY_ASSIGN(address, read_integer(value, "args.Addr"));
+        out.memory.address = static_cast<std::uint64_t>(address);
+      }
+      out.memory.has_address = true;
+    } else if (key.unsafe_is_equal("Bytes")) {
+      STEPSCOPE_TRY_ASSIGN(out.memory.bytes, read_integer(value, "args.Bytes"));
+    } else if (key.unsafe_is_equal("Total Allocated")) {
+      STEPSCOPE_TRY_ASSIGN(out.memory.total_allocated,
+                           read_integer(value, "args.Total Allocated"));
+    } else if (key.unsafe_is_equal("Total Reserved")) {
+      STEPSCOPE_TRY_ASSIGN(out.memory.total_reserved, read_integer(value, "args.Total Reserved"));
+    } else if (key.unsafe_is_equal("Device Type")) {
+      STEPSCOPE_TRY_ASSIGN(out.memory.device_type, read_integer(value, "args.Device Type"));
+    } else if (key.unsafe_is_equal("Device Id")) {
+      STEPSCOPE_TRY_ASSIGN(out.memory.device_id, read_integer(value, "args.Device Id"));
+    } else if (key.unsafe_is_equal("name")) {
+      od::json_type type;
+      if (auto code = value.type().get(type)) return simdjson_failure("args.name", code);
+      if (type == od::json_type::string) {
+        STEPSCOPE_TRY_ASSIGN(out.metadata_name, read_string(value, "args.name"));
+      }
+    }
+    // Other args are skipped here; they stay reachable through the event's byte range.
+  }
+  return Done{};
+}
+
+Status read_phase(od::value value, RawEvent& out) {
+  std::string_view phase;
+  STEPSCOPE_TRY_ASSIGN(phase, read_string(value, "ph"));
+  if (phase.size() != 1) return field_error("ph", "expected a one-letter phase");
+  out.phase = phase[0];
+  return Done{};
+}
+
+Status read_flow_id(od::value value, RawEvent& out) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure("id", code);
+  if (type == od::json_type::number) {
+    STEPSCOPE_TRY_ASSIGN(out.flow_id, read_integer(value, "id"));
+  } else if (type == od::json_type::string) {
+    std::string_view text;
+    STEPSCOPE_TRY_ASSIGN(text, read_string(value, "id"));
+    out.flow_id = static_cast<std::int64_t>(std::hash<std::string_view>{}(text) >> 1);
+  }
+  return Done{};
+}
+
+// The event object; fields may come in any order, so args are decoded into RawEvent and
+// interpreted by the builder once the phase is known.
+Status read_event(od::object object, RawEvent& out) {
+  for (auto field : object) {
+    od::raw_json_string key;
+    if (auto code = field.key().get(key)) return simdjson_failure("event", code);
+    od::value value;
+    if (auto code = field.value().get(value)) return simdjson_failure("event", code);
+    if (key.unsafe_is_equal("ph")) {
+      if (Status s = read_phase(value, out); !s) return s;
+    } else if (key.unsafe_is_equal("name")) {
+      STEPSCOPE_TRY_ASSIGN(out.name, read_string(value, "name"));
+    } else if (key.unsafe_is_equal("cat")) {
+      STEPSCOPE_TRY_ASSIGN(out.category, read_string(value, "cat"));
+    } else if (key.unsafe_is_equal("ts")) {
+      STEPSCOPE_TRY_ASSIGN(out.ts_literal, read_number_literal(value, "ts"));
+      out.has_ts = true;
+    } else if (key.unsafe_is_equal("dur")) {
+      STEPSCOPE_TRY_ASSIGN(out.dur_literal, read_number_literal(value, "dur"));
+      out.has_dur = true;
+    } else if (key.unsafe_is_equal("pid")) {
+      STEPSCOPE_TRY_ASSIGN(out.pid, read_id(value, "pid"));
+    } else if (key.unsafe_is_equal("tid")) {
+      STEPSCOPE_TRY_ASSIGN(out.tid, read_id(value, "tid"));
+    } else if (key.unsafe_is_equal("id")) {
+      if (Status s = read_flow_id(value, out); !s) return s;
+    } else if (key.unsafe_is_equal("args")) {
+      od::json_type type;
+      if (auto code = value.type().get(type)) return simdjson_failure("args", code);
+      if (type != od::json_type::object) return field_error("args", "expected an object");
+      if (Status s = read_args(value.get_object().value_unsafe(), out); !s) return s;
+    }
+  }
+  return Done{};
+}
+
+}  // namespace
+
+struct EventParser::Impl {
+  od::parser parser;
+};
+
+EventParser::EventParser() : impl_(std::make_unique<Impl>()) {}
+EventParser::~EventParser() = default;
+
+Status EventParser::parse(const char* text, const EventSlice& slice, std::size_t capacity,
+                          RawEvent& out) {
+  out = RawEvent{};
+  out.file_offset = slice.file_offset;
+  out.length = slice.length;
+  od::document document;
+  if (auto code = impl_->parser.iterate(text + slice.offset, slice.length, capacity).get(document)) {
+    return make_error(std::string("invalid JSON in event: ") + simdjson::error_message(code),
+                      slice.file_offset);
+  }
+  od::object object;
+  if (auto code = document.get_object().get(object)) {
+    return make_error(std::string("invalid JSON in event: ") + simdjson::error_message(code),
+                      slice.file_offset);
+  }
+  Status status = read_event(object, out);
+  if (!status) {
+    Error error = std::move(status).error();
+    error.message = "in the event starting here: " + error.message;
+    error.byte_offset = slice.file_offset;
+    return error;
+  }
+  return Done{};
+}
+
+}  // namespace stepscope::kineto

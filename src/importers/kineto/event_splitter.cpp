@@ -1,0 +1,318 @@
+#include "importers/kineto/event_splitter.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string_view>
+
+namespace stepscope::kineto {
+
+namespace {
+
+constexpr std::size_t kReadChunk = 4 << 20;
+constexpr std::size_t kPadding = 64;  // simdjson reads up to this far past the end
+constexpr std::size_t kIncomplete = static_cast<std::size_t>(-1);
+constexpr std::size_t kMaxKeysKept = 8;
+// A single event larger than this is not a profiler event: refuse it rather than grow forever.
+constexpr std::size_t kMaxEventBytes = std::size_t{1} << 30;
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Bytes that matter while skipping a container: quotes and brackets.
+constexpr std::array<bool, 256> make_structural_table() {
+  std::array<bool, 256> table{};
+  for (char c : {'"', '{', '}', '[', ']'}) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}
+constexpr std::array<bool, 256> kStructural = make_structural_table();
+
+std::string describe_byte(char c) {
+  if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02x", static_cast<unsigned char>(c));
+  return text;
+}
+
+}  // namespace
+
+EventSplitter::EventSplitter(io::ByteSource& source) : source_(source) {
+  buffer_.resize(kReadChunk + kPadding);
+}
+
+Error EventSplitter::error_at(std::size_t position, std::string message) const {
+  return make_error(std::move(message), base_offset_ + position);
+}
+
+Result<bool> EventSplitter::fill() {
+  if (eof_) return false;
+  if (begin_ > 0) {  // drop consumed bytes
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    base_offset_ += begin_;
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (buffer_.size() - kPadding - end_ < kReadChunk / 2) {
+    if (end_ > kMaxEventBytes) {
+      return error_at(0, "a single JSON value is larger than 1 GiB: not a profiler trace event");
+    }
+    buffer_.resize(std::max(buffer_.size() * 2, end_ + kReadChunk + kPadding));
+  }
+  Result<std::size_t> got = source_.read(buffer_.data() + end_, buffer_.size() - kPadding - end_);
+  if (!got) return std::move(got).error();
+  if (*got == 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += *got;
+  return true;
+}
+
+Result<bool> EventSplitter::next_significant_byte() {
+  for (;;) {
+    while (begin_ < end_ && is_space(buffer_[begin_])) ++begin_;
+    if (begin_ < end_) return true;
+    Result<bool> more = fill();
+    if (!more) return std::move(more).error();
+    if (!*more) return false;
+  }
+}
+
+Result<std::size_t> EventSplitter::scan_string(std::size_t position) const {
+  const char* data = buffer_.data();
+  std::size_t at = position + 1;
+  for (;;) {
+    const void* found = std::memchr(data + at, '"', end_ - at);
+    if (found == nullptr) return kIncomplete;
+    const auto quote = static_cast<std::size_t>(static_cast<const char*>(found) - data);
+    std::size_t backslashes = 0;
+    while (quote - backslashes > position + 1 && data[quote - backslashes - 1] == '\\') {
+      ++backslashes;
+    }
+    if (backslashes % 2 == 0) return quote + 1;
+    at = quote + 1;
+  }
+}
+
+Result<std::size_t> EventSplitter::scan_container(std::size_t position) const {
+  const char* data = buffer_.data();
+  std::size_t depth = 0;
+  std::size_t at = position;
+  while (at < end_) {
+    const char c = data[at];
+    if (!kStructural[static_cast<unsigned char>(c)]) {
+      ++at;
+      continue;
+    }
+    if (c == '"') {
+      Result<std::size_t> after = scan_string(at);
+      if (!after || *after == kIncomplete) return after;
+      at = *after;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else {
+      if (depth == 0) return error_at(at, "unbalanced " + describe_byte(c));
+      --depth;
+      if (depth == 0) return at + 1;
+    }
+    ++at;
+  }
+  return kIncomplete;
+}
+
+Result<std::size_t> EventSplitter::scan_value(std::size_t position) const {
+  const char c = buffer_[position];
+  if (c == '{' || c == '[') return scan_container(position);
+  if (c == '"') return scan_string(position);
+  std::size_t at = position;
+  while (at < end_) {
+    const char d = buffer_[at];
+    if (d == ',' || d == '}' || d == ']' || is_space(d)) return at;
+    ++at;
+  }
+  return eof_ ? at : kIncomplete;
+}
+
+Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
+  batch.clear();
+  while (state_ != State::kDone && batch.text.size() < target_bytes) {
+    Result<bool> progressed = step(batch);
+    if (!progressed) return std::move(progressed).error();
+  }
+  if (!batch.events.empty()) batch.text.resize(batch.text.size() + kPadding, ' ');
+  return !batch.events.empty() || state_ != State::kDone;
+}
+
+void EventSplitter::finish_events_array() {
+  state_ = after_events_;
+}
+
+// Completes one action of the state machine, reading more input when needed.
+Result<bool> EventSplitter::step(EventBatch& batch) {
+  Result<bool> have = next_significant_byte();
+  if (!have) return std::move(have).error();
+  if (!*have) {
+    if (state_ == State::kAfterRoot) {
+      state_ = State::kDone;
+      return true;
+    }
+    if (state_ == State::kBeforeRoot) return error_at(end_, "empty input: no JSON value");
+    return error_at(end_, "unexpected end of input: the JSON document is truncated");
+  }
+  const char c = buffer_[begin_];
+  switch (state_) {
+    case State::kBeforeRoot:
+      if (c == '{') {
+        top_level_.object_form = true;
+        state_ = State::kObjectKey;
+      } else if (c == '[') {
+        events_are_root_ = true;
+        top_level_.saw_trace_events = true;
+        after_events_ = State::kAfterRoot;
+        state_ = State::kEventsStart;
+      } else if (static_cast<unsigned char>(c) == 0xef) {  // UTF-8 byte order mark
+        if (end_ - begin_ < 3) {
+          Result<bool> more = fill();
+          if (!more) return std::move(more).error();
+          if (!*more) return error_at(begin_, "not JSON: stray byte 0xef");
+          return true;
+        }
+        if (static_cast<unsigned char>(buffer_[begin_ + 1]) != 0xbb ||
+            static_cast<unsigned char>(buffer_[begin_ + 2]) != 0xbf) {
+          return error_at(begin_, "not JSON: expected '{' or '[' at the start");
+        }
+        begin_ += 2;
+      } else {
+        return error_at(begin_, "not JSON trace: expected '{' or '[' at the start, found " +
+                                    describe_byte(c));
+      }
+      ++begin_;
+      return true;
+    case State::kObjectKey: {
+      if (c == '}') {
+        ++begin_;
+        state_ = State::kAfterRoot;
+        return true;
+      }
+      if (c != '"') return error_at(begin_, "expected a key string, found " + describe_byte(c));
+      Result<std::size_t> after = scan_string(begin_);
+      if (!after) return std::move(after).error();
+      if (*after == kIncomplete) {
+        Result<bool> more = fill();
+        if (!more) return std::move(more).error();
+        if (!*more) return error_at(end_, "unexpected end of input inside a key");
+        return true;
+      }
+      current_key_.assign(buffer_.data() + begin_ + 1, *after - begin_ - 2);
+      begin_ = *after;
+      state_ = State::kObjectColon;
+      return true;
+    }
+    case State::kObjectColon:
+      if (c != ':') return error_at(begin_, "expected ':' after a key, found " + describe_byte(c));
+      ++begin_;
+      state_ = State::kObjectValue;
+      return true;
+    case State::kObjectValue: {
+      if (current_key_ == "traceEvents") {
+        if (c != '[') return error_at(begin_, "traceEvents is not an array");
+        ++begin_;
+        top_level_.saw_trace_events = true;
+        after_events_ = State::kObjectAfterValue;
+        state_ = State::kEventsStart;
+        return true;
+      }
+      Result<std::size_t> after = scan_value(begin_);
+      if (!after) return std::move(after).error();
+      if (*after == kIncomplete) {
+        Result<bool> more = fill();
+        if (!more) return std::move(more).error();
+        if (!*more) return error_at(end_, "unexpected end of input inside \"" + current_key_ + "\"");
+        return true;
+      }
+      const std::string_view raw(buffer_.data() + begin_, *after - begin_);
+      if (current_key_ == "deviceProperties") {
+        top_level_.device_properties.assign(raw);
+      } else if (current_key_ == "distributedInfo") {
+        top_level_.distributed_info.assign(raw);
+      } else if (current_key_ == "schemaVersion") {
+        top_level_.schema_version.assign(raw);
+      } else if (current_key_ == "baseTimeNanoseconds") {
+        top_level_.base_time_nanoseconds.assign(raw);
+      } else if (current_key_ == "displayTimeUnit") {
+        top_level_.display_time_unit.assign(raw);
+      } else if (top_level_.other_keys.size() < kMaxKeysKept) {
+        top_level_.other_keys.push_back(current_key_);
+      }
+      begin_ = *after;
+      state_ = State::kObjectAfterValue;
+      return true;
+    }
+    case State::kObjectAfterValue:
+      ++begin_;
+      if (c == ',') {
+        state_ = State::kObjectKey;
+      } else if (c == '}') {
+        state_ = State::kAfterRoot;
+      } else {
+        return error_at(begin_ - 1, "expected ',' or '}' in the top-level object, found " +
+                                        describe_byte(c));
+      }
+      return true;
+    case State::kEventsStart:
+      if (c == ']') {
+        ++begin_;
+        finish_events_array();
+        return true;
+      }
+      state_ = State::kEventsElement;
+      return true;
+    case State::kEventsElement: {
+      if (c != '{') {
+        if (events_seen_ == 0) {
+          return error_at(begin_, "not a Chrome trace: the first element of the event array is "
+                                  "not an event object (found " + describe_byte(c) + ")");
+        }
+        return error_at(begin_, "element " + std::to_string(events_seen_) +
+                                    " of the event array is not an event object (found " +
+                                    describe_byte(c) + ")");
+      }
+      Result<std::size_t> after = scan_container(begin_);
+      if (!after) return std::move(after).error();
+      if (*after == kIncomplete) {
+        Result<bool> more = fill();
+        if (!more) return std::move(more).error();
+        if (!*more) return error_at(begin_, "unexpected end of input inside an event: truncated");
+        return true;
+      }
+      const std::size_t length = *after - begin_;
+      batch.events.push_back(EventSlice{static_cast<std::uint32_t>(batch.text.size()),
+                                        static_cast<std::uint32_t>(length), base_offset_ + begin_});
+      batch.text.insert(batch.text.end(), buffer_.data() + begin_, buffer_.data() + *after);
+      ++events_seen_;
+      begin_ = *after;
+      state_ = State::kEventsAfterElement;
+      return true;
+    }
+    case State::kEventsAfterElement:
+      ++begin_;
+      if (c == ',') {
+        state_ = State::kEventsElement;
+      } else if (c == ']') {
+        finish_events_array();
+      } else {
+        return error_at(begin_ - 1,
+                        "expected ',' or ']' after an event, found " + describe_byte(c));
+      }
+      return true;
+    case State::kAfterRoot:
+      return error_at(begin_, "unexpected data after the end of the JSON document: " +
+                                  describe_byte(c));
+    case State::kDone:
+      return true;
+  }
+  return true;
+}
+
+}  // namespace stepscope::kineto

@@ -1,0 +1,97 @@
+// Cuts the events of a Chrome-trace JSON stream out one at a time, without building a DOM of
+// the whole document: the top level is walked by a small state machine, each element of
+// `traceEvents` is copied whole into a batch, and the few other top-level fields the importer
+// needs are kept as raw JSON text. Events are parsed later, batch by batch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/byte_source.h"
+#include "stepscope/error.h"
+
+namespace stepscope::kineto {
+
+struct EventSlice {
+  std::uint32_t offset;       // in EventBatch::text
+  std::uint32_t length;
+  std::uint64_t file_offset;  // in the decompressed input
+};
+
+// Event texts copied contiguously, followed by enough padding for simdjson to read past the
+// end of any of them.
+struct EventBatch {
+  std::vector<char> text;
+  std::vector<EventSlice> events;
+  void clear() {
+    text.clear();
+    events.clear();
+  }
+};
+
+// Raw JSON text of the top-level fields other than traceEvents (empty when absent).
+struct TopLevelFields {
+  bool object_form = false;
+  bool saw_trace_events = false;
+  std::string device_properties;
+  std::string distributed_info;
+  std::string schema_version;
+  std::string base_time_nanoseconds;
+  std::string display_time_unit;
+  std::vector<std::string> other_keys;  // the first few, to explain what a non-trace file is
+};
+
+class EventSplitter {
+ public:
+  explicit EventSplitter(io::ByteSource& source);
+
+  // Appends events to `batch` until about `target_bytes` of text; false once none remain and the
+  // whole document has been checked.
+  Result<bool> next(EventBatch& batch, std::size_t target_bytes);
+
+  [[nodiscard]] const TopLevelFields& top_level() const { return top_level_; }
+  [[nodiscard]] std::uint64_t events_seen() const { return events_seen_; }
+  [[nodiscard]] std::uint64_t bytes_read() const { return base_offset_ + end_; }
+
+ private:
+  enum class State {
+    kBeforeRoot,
+    kObjectKey,       // expecting a key or '}'
+    kObjectColon,
+    kObjectValue,
+    kObjectAfterValue,  // expecting ',' or '}'
+    kEventsStart,       // just after '[' of the events array
+    kEventsElement,     // expecting an event object
+    kEventsAfterElement,  // expecting ',' or ']'
+    kAfterRoot,
+    kDone,
+  };
+
+  Result<bool> step(EventBatch& batch);
+  // Ensures at least one unread byte after skipping whitespace; false at the end of input.
+  Result<bool> next_significant_byte();
+  Result<bool> fill();
+  // Scans a whole JSON value at begin_; returns its end or npos if the buffer ends first.
+  Result<std::size_t> scan_value(std::size_t position) const;
+  Result<std::size_t> scan_string(std::size_t position) const;
+  Result<std::size_t> scan_container(std::size_t position) const;
+  Error error_at(std::size_t position, std::string message) const;
+  void finish_events_array();
+
+  io::ByteSource& source_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;  // first unconsumed byte
+  std::size_t end_ = 0;    // one past the last filled byte
+  std::uint64_t base_offset_ = 0;  // input offset of buffer_[0]
+  bool eof_ = false;
+  State state_ = State::kBeforeRoot;
+  State after_events_ = State::kAfterRoot;
+  std::string current_key_;
+  bool events_are_root_ = false;
+  std::uint64_t events_seen_ = 0;
+  TopLevelFields top_level_;
+};
+
+}  // namespace stepscope::kineto

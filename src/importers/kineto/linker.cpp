@@ -1,0 +1,105 @@
+#include "importers/kineto/linker.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace stepscope::kineto {
+
+namespace {
+
+// Per thread, an event's parent is the innermost earlier event that contains it; a partial
+// overlap creates no relation (metrics.md §12). Events arrive sorted (start asc, longer first).
+void link_nesting(Trace& trace) {
+  EventTable& e = trace.events;
+  e.parent.assign(e.size(), kNoEvent);
+  std::vector<std::vector<EventIndex>> open(trace.threads.size());
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!is_nested_host_event(e.event_class[i])) continue;
+    std::vector<EventIndex>& stack = open[e.thread[i]];
+    const std::int64_t end = e.end_ns(i);
+    while (!stack.empty() && e.end_ns(stack.back()) < end) stack.pop_back();
+    // The top now ends at or after this event and started no later: it contains it.
+    if (!stack.empty()) e.parent[i] = stack.back();
+    stack.push_back(i);
+  }
+}
+
+void link_launches(Trace& trace) {
+  EventTable& e = trace.events;
+  e.launcher.assign(e.size(), kNoEvent);
+  std::unordered_map<std::int64_t, EventIndex> call_by_correlation;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (is_launch_call(e.event_class[i]) && e.correlation[i] >= 0) {
+      call_by_correlation.try_emplace(e.correlation[i], i);
+    }
+  }
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    const EventClass c = e.event_class[i];
+    if ((!is_device_activity(c) && c != EventClass::kGpuSync) || e.correlation[i] < 0) continue;
+    if (auto found = call_by_correlation.find(e.correlation[i]); found != call_by_correlation.end()) {
+      e.launcher[i] = found->second;
+    }
+  }
+}
+
+// Older traces write the correlation id into `External id` of runtime calls; then External
+// ids of device activities name no op, and attribution must go through the launch call.
+bool external_id_is_correlation(const EventTable& e) {
+  std::size_t with_both = 0;
+  std::size_t equal = 0;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (!is_launch_call(e.event_class[i]) || e.correlation[i] < 0 || e.external_id[i] < 0) {
+      continue;
+    }
+    ++with_both;
+    if (e.correlation[i] == e.external_id[i]) ++equal;
+  }
+  return with_both > 0 && equal * 2 > with_both;
+}
+
+bool is_op_like(EventClass c) { return c == EventClass::kOp || c == EventClass::kAnnotation; }
+
+EventIndex enclosing_op(const EventTable& e, EventIndex call) {
+  EventIndex at = e.parent[call];
+  while (at != kNoEvent && !is_op_like(e.event_class[at])) at = e.parent[at];
+  return at;
+}
+
+void link_owners(Trace& trace) {
+  EventTable& e = trace.events;
+  e.owner_op.assign(e.size(), kNoEvent);
+  const bool use_external_id = !trace.stats.external_id_is_correlation;
+  std::unordered_map<std::int64_t, EventIndex> op_by_external_id;
+  if (use_external_id) {
+    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+      if (!is_op_like(e.event_class[i]) || e.external_id[i] < 0) continue;
+      // Later (inner) events win; an op wins over an annotation with the same id.
+      auto [entry, inserted] = op_by_external_id.try_emplace(e.external_id[i], i);
+      if (!inserted && (e.event_class[i] == EventClass::kOp ||
+                        e.event_class[entry->second] != EventClass::kOp)) {
+        entry->second = i;
+      }
+    }
+  }
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!is_device_activity(e.event_class[i])) continue;
+    if (use_external_id && e.external_id[i] >= 0) {
+      if (auto found = op_by_external_id.find(e.external_id[i]); found != op_by_external_id.end()) {
+        e.owner_op[i] = found->second;
+        continue;
+      }
+    }
+    if (e.launcher[i] != kNoEvent) e.owner_op[i] = enclosing_op(e, e.launcher[i]);
+  }
+}
+
+}  // namespace
+
+void link_events(Trace& trace) {
+  link_nesting(trace);
+  link_launches(trace);
+  trace.stats.external_id_is_correlation = external_id_is_correlation(trace.events);
+  link_owners(trace);
+}
+
+}  // namespace stepscope::kineto

@@ -1,0 +1,13 @@
+// Resolves, once at load, the links analyses follow: per-thread nesting of host events, the
+// launch call of each device activity (correlation id) and the op each activity is attributed
+// to (External id, else through its launch call; metrics.md §12).
+#pragma once
+
+#include "stepscope/trace.h"
+
+namespace stepscope::kineto {
+
+// Requires events sorted by start time, longer first on ties.
+void link_events(Trace& trace);
+
+}  // namespace stepscope::kineto

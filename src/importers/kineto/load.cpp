@@ -1,0 +1,322 @@
+// Loading a trace file or a folder: the splitter and the parser run either on one thread or as
+// a two-stage pipeline (read + decompress + split | parse + build), joined by a small queue.
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <regex>
+#include <thread>
+
+#include "importers/kineto/event_parser.h"
+#include "importers/kineto/event_splitter.h"
+#include "importers/kineto/trace_builder.h"
+#include "io/byte_source.h"
+#include "stepscope/load.h"
+
+namespace stepscope {
+
+namespace {
+
+namespace fs = std::filesystem;
+using kineto::EventBatch;
+
+constexpr std::size_t kBatchBytes = 2 << 20;
+constexpr std::size_t kQueueDepth = 4;
+
+// Batches travel from the splitting thread to the parsing thread; spent batches go back so that
+// their buffers are reused.
+class BatchQueue {
+ public:
+  void push(std::unique_ptr<EventBatch> batch) {
+    std::unique_lock lock(mutex_);
+    not_full_.wait(lock, [this] { return full_.size() < kQueueDepth || cancelled_; });
+    full_.push_back(std::move(batch));
+    not_empty_.notify_one();
+  }
+  // nullptr once the producer is done and the queue is empty.
+  std::unique_ptr<EventBatch> pop() {
+    std::unique_lock lock(mutex_);
+    not_empty_.wait(lock, [this] { return !full_.empty() || closed_; });
+    if (full_.empty()) return nullptr;
+    auto batch = std::move(full_.front());
+    full_.pop_front();
+    not_full_.notify_one();
+    return batch;
+  }
+  void recycle(std::unique_ptr<EventBatch> batch) {
+    std::lock_guard lock(mutex_);
+    spare_.push_back(std::move(batch));
+  }
+  std::unique_ptr<EventBatch> spare() {
+    std::lock_guard lock(mutex_);
+    if (spare_.empty()) return std::make_unique<EventBatch>();
+    auto batch = std::move(spare_.back());
+    spare_.pop_back();
+    return batch;
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    not_empty_.notify_all();
+  }
+  void cancel() {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    not_full_.notify_all();
+  }
+  bool cancelled() {
+    std::lock_guard lock(mutex_);
+    return cancelled_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable not_full_;
+  std::condition_variable not_empty_;
+  std::deque<std::unique_ptr<EventBatch>> full_;
+  std::vector<std::unique_ptr<EventBatch>> spare_;
+  bool closed_ = false;
+  bool cancelled_ = false;
+};
+
+Status parse_batch(const EventBatch& batch, kineto::EventParser& parser,
+                   kineto::TraceBuilder& builder) {
+  kineto::RawEvent event;
+  for (const kineto::EventSlice& slice : batch.events) {
+    const std::size_t capacity = batch.text.size() - slice.offset;
+    if (Status s = parser.parse(batch.text.data(), slice, capacity, event); !s) return s;
+    if (Status s = builder.add(event); !s) {
+      Error error = std::move(s).error();
+      error.byte_offset = slice.file_offset;
+      return error;
+    }
+  }
+  return Done{};
+}
+
+void report_progress(const LoadOptions& options, const io::ByteSource& source) {
+  if (options.progress) options.progress(source.raw_bytes_consumed(), source.raw_bytes_total());
+}
+
+Status load_sequential(io::ByteSource& source, kineto::EventSplitter& splitter,
+                       kineto::TraceBuilder& builder, const LoadOptions& options) {
+  kineto::EventParser parser;
+  EventBatch batch;
+  for (;;) {
+    Result<bool> more = splitter.next(batch, kBatchBytes);
+    if (!more) return std::move(more).error();
+    if (!*more) return Done{};
+    if (Status s = parse_batch(batch, parser, builder); !s) return s;
+    report_progress(options, source);
+  }
+}
+
+Status load_pipelined(io::ByteSource& source, kineto::EventSplitter& splitter,
+                      kineto::TraceBuilder& builder, const LoadOptions& options) {
+  BatchQueue queue;
+  Status producer_status = Done{};
+  std::thread producer([&] {
+    for (;;) {
+      std::unique_ptr<EventBatch> batch = queue.spare();
+      Result<bool> more = splitter.next(*batch, kBatchBytes);
+      if (!more) {
+        producer_status = std::move(more).error();
+        break;
+      }
+      if (!*more || queue.cancelled()) break;
+      queue.push(std::move(batch));
+    }
+    queue.close();
+  });
+  kineto::EventParser parser;
+  Status consumer_status = Done{};
+  while (std::unique_ptr<EventBatch> batch = queue.pop()) {
+    if (consumer_status.ok()) {
+      consumer_status = parse_batch(*batch, parser, builder);
+      if (!consumer_status.ok()) queue.cancel();
+      report_progress(options, source);
+    }
+    queue.recycle(std::move(batch));
+  }
+  producer.join();
+  // The error that comes first in the file is the one to report.
+  if (!producer_status.ok() && !consumer_status.ok()) {
+    const auto& a = producer_status.error().byte_offset;
+    const auto& b = consumer_status.error().byte_offset;
+    return (a && b && *b < *a) ? consumer_status : producer_status;
+  }
+  return producer_status.ok() ? consumer_status : producer_status;
+}
+
+std::string explain_not_a_trace(const kineto::TopLevelFields& top) {
+  std::string message = "not a Chrome trace: the JSON object has no \"traceEvents\" array";
+  if (!top.other_keys.empty()) {
+    message += " (keys: ";
+    for (std::size_t i = 0; i < top.other_keys.size(); ++i) {
+      message += (i ? ", " : "") + top.other_keys[i];
+    }
+    message += ")";
+  }
+  if (std::find(top.other_keys.begin(), top.other_keys.end(), "nodes") != top.other_keys.end()) {
+    message += "; this looks like a PyTorch execution trace (_et), which stepscope does not read";
+  }
+  return message;
+}
+
+Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
+                               const LoadOptions& options) {
+  Trace trace;
+  trace.source_path = name;
+  kineto::EventSplitter splitter(source);
+  kineto::TraceBuilder builder(trace);
+  Status status = options.threads >= 2 ? load_pipelined(source, splitter, builder, options)
+                                       : load_sequential(source, splitter, builder, options);
+  auto fail = [&name](Error error) {
+    error.file = name;
+    return error;
+  };
+  if (!status) return fail(std::move(status).error());
+  if (!splitter.top_level().saw_trace_events) {
+    return fail(make_error(explain_not_a_trace(splitter.top_level())));
+  }
+  if (trace.stats.events_seen == 0) return fail(make_error("empty trace: traceEvents has no events"));
+  if (Status s = builder.finish(splitter.top_level()); !s) return fail(std::move(s).error());
+  trace.stats.input_bytes = splitter.bytes_read();
+  if (trace.distributed.rank >= 0) {
+    trace.rank = trace.distributed.rank;
+    trace.rank_source = RankSource::kDistributedInfo;
+  }
+  return trace;
+}
+
+std::optional<std::int64_t> rank_from_file_name(const std::string& file_name) {
+  static const std::regex kRankPattern(R"(rank[-_]?(\d{1,9}))", std::regex::icase);
+  std::smatch match;
+  if (std::regex_search(file_name, match, kRankPattern)) return std::stoll(match[1].str());
+  return std::nullopt;
+}
+
+bool looks_like_trace_file(const fs::path& path) {
+  const std::string name = path.filename().string();
+  auto ends_with = [&name](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(),
+                                                        suffix.size(), suffix) == 0;
+  };
+  return ends_with(".json") || ends_with(".json.gz");
+}
+
+bool is_not_a_trace(const Error& error) {
+  return error.message.rfind("not a Chrome trace", 0) == 0;
+}
+
+Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options) {
+  std::vector<fs::path> files;
+  std::error_code walk_error;
+  for (const auto& entry : fs::directory_iterator(folder, walk_error)) {
+    if (entry.is_regular_file() && looks_like_trace_file(entry.path())) files.push_back(entry);
+  }
+  if (walk_error) {
+    Error error = make_error("cannot list the folder: " + walk_error.message());
+    error.file = folder.string();
+    return error;
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    Error error = make_error("no trace files (*.json, *.json.gz) in this folder");
+    error.file = folder.string();
+    return error;
+  }
+  TraceSet set;
+  std::int64_t order = 0;
+  for (const fs::path& file : files) {
+    Result<Trace> loaded = load_trace_file(file.string(), options);
+    if (!loaded) {
+      if (is_not_a_trace(loaded.error())) {
+        set.notes.push_back("skipped " + file.string() + ": " + loaded.error().message);
+        set.skipped.push_back({file.string(), loaded.error().describe()});
+        continue;
+      }
+      if (!options.skip_bad) return std::move(loaded).error();
+      set.skipped.push_back({file.string(), loaded.error().describe()});
+      continue;
+    }
+    Trace& trace = *loaded;
+    if (trace.rank_source != RankSource::kDistributedInfo) {
+      if (auto rank = rank_from_file_name(file.filename().string())) {
+        trace.rank = *rank;
+        trace.rank_source = RankSource::kFileName;
+      } else {
+        trace.rank = order;
+        trace.rank_source = RankSource::kFileOrder;
+      }
+    }
+    ++order;
+    if (options.rank && trace.rank != *options.rank) continue;
+    set.ranks.push_back(std::move(trace));
+  }
+  std::stable_sort(set.ranks.begin(), set.ranks.end(),
+                   [](const Trace& a, const Trace& b) { return a.rank < b.rank; });
+  for (std::size_t i = 1; i < set.ranks.size(); ++i) {
+    if (set.ranks[i].rank == set.ranks[i - 1].rank) {
+      set.notes.push_back("rank " + std::to_string(set.ranks[i].rank) + " appears in both " +
+                          set.ranks[i - 1].source_path + " and " + set.ranks[i].source_path);
+    }
+  }
+  if (set.ranks.empty()) {
+    Error error = make_error(options.rank ? "no trace of rank " + std::to_string(*options.rank)
+                                          : "no loadable trace in this folder");
+    error.file = folder.string();
+    return error;
+  }
+  return set;
+}
+
+}  // namespace
+
+Result<Trace> load_trace_file(const std::string& path, const LoadOptions& options) {
+  Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(path);
+  if (!source) {
+    Error error = std::move(source).error();
+    error.file = path;
+    return error;
+  }
+  Result<Trace> trace = load_from_source(**source, path, options);
+  if (trace && trace->rank_source != RankSource::kDistributedInfo) {
+    if (auto rank = rank_from_file_name(fs::path(path).filename().string())) {
+      trace->rank = *rank;
+      trace->rank_source = RankSource::kFileName;
+    }
+  }
+  return trace;
+}
+
+Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options) {
+  std::error_code error_code;
+  if (fs::is_directory(path, error_code)) return load_folder(path, options);
+  if (!fs::exists(path, error_code)) {
+    Error error = make_error("no such file or folder");
+    error.file = path;
+    return error;
+  }
+  Result<Trace> trace = load_trace_file(path, options);
+  if (!trace) return std::move(trace).error();
+  TraceSet set;
+  if (options.rank && trace->rank != *options.rank) {
+    Error error = make_error("the trace is rank " + std::to_string(trace->rank) + ", not " +
+                             std::to_string(*options.rank));
+    error.file = path;
+    return error;
+  }
+  set.ranks.push_back(std::move(trace).value());
+  return set;
+}
+
+Result<Trace> load_trace_text(std::string_view json, const std::string& name) {
+  auto source = io::memory_byte_source(json.data(), json.size());
+  LoadOptions options;
+  options.threads = 1;
+  return load_from_source(*source, name, options);
+}
+
+}  // namespace stepscope

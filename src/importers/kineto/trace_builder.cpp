@@ -1,0 +1,373 @@
+#include "importers/kineto/trace_builder.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
+
+#include "importers/kineto/decimal.h"
+#include "importers/kineto/linker.h"
+
+namespace stepscope::kineto {
+
+namespace {
+
+template <typename T>
+void permute(std::vector<T>& column, const std::vector<EventIndex>& order) {
+  std::vector<T> sorted;
+  sorted.reserve(order.size());
+  for (EventIndex source : order) sorted.push_back(column[source]);
+  column.swap(sorted);
+}
+
+template <typename T>
+void keep_where(std::vector<T>& column, const std::vector<bool>& keep) {
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < column.size(); ++i) {
+    if (keep[i]) column[out++] = column[i];
+  }
+  column.resize(out);
+}
+
+Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_view field) {
+  std::optional<std::int64_t> ns = microseconds_literal_to_ns(literal);
+  if (!ns) {
+    return make_error("field \"" + std::string(field) + "\": number " +
+                      std::string(literal.substr(0, 40)) + (literal.size() > 40 ? "..." : "") +
+                      " is out of range for a time in microseconds");
+  }
+  return *ns;
+}
+
+}  // namespace
+
+std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
+  std::string key;
+  key.reserve(pid.text.size() + tid.text.size() + 4);
+  key.push_back(pid.is_number ? 'n' : 's');
+  key.append(pid.text);
+  key.push_back('\0');
+  key.push_back(tid.is_number ? 'n' : 's');
+  key.append(tid.text);
+  if (has_last_thread_ && key == last_thread_key_) return last_thread_;
+  auto [entry, inserted] = thread_lookup_.try_emplace(key, 0);
+  if (inserted) {
+    entry->second = static_cast<std::uint32_t>(trace_.threads.size());
+    ThreadInfo info;
+    info.key = ThreadKey{std::string(pid.text), std::string(tid.text)};
+    info.pid_number = pid.is_number ? pid.number : kAbsent;
+    info.tid_number = tid.is_number ? tid.number : kAbsent;
+    trace_.threads.push_back(std::move(info));
+  }
+  last_thread_key_ = std::move(key);
+  last_thread_ = entry->second;
+  has_last_thread_ = true;
+  return entry->second;
+}
+
+Status TraceBuilder::add(const RawEvent& event) {
+  ImportStats& stats = trace_.stats;
+  ++stats.events_seen;
+  std::int64_t time_ns = 0;
+  if (event.has_ts) {
+    Result<std::int64_t> parsed = time_literal_to_ns(event.ts_literal, "ts");
+    if (!parsed) return std::move(parsed).error();
+    time_ns = *parsed;
+    if (!is_integer_literal(event.ts_literal)) stats.any_fractional_ts_literal = true;
+  } else {
+    stats.any_event_without_ts = true;
+  }
+  switch (event.phase) {
+    case 'X': {
+      if (!event.has_ts || !event.has_dur) {
+        ++stats.invalid_complete_events;
+        return Done{};
+      }
+      Result<std::int64_t> dur = time_literal_to_ns(event.dur_literal, "dur");
+      if (!dur) return std::move(dur).error();
+      if (*dur < 0) {
+        ++stats.invalid_complete_events;
+        return Done{};
+      }
+      ++stats.complete_events;
+      return add_complete(event, time_ns, *dur);
+    }
+    case 'B': {
+      if (!event.has_ts) {
+        ++stats.invalid_complete_events;
+        return Done{};
+      }
+      const auto index = static_cast<EventIndex>(trace_.events.size());
+      if (Status s = add_complete(event, time_ns, -1); !s) return s;
+      open_begins_[trace_.events.thread.back()].push_back(index);
+      return Done{};
+    }
+    case 'E': {
+      auto& stack = open_begins_[thread_index(event.pid, event.tid)];
+      if (stack.empty() || !event.has_ts) {
+        ++stats.unmatched_begin_end;
+        return Done{};
+      }
+      const EventIndex begin = stack.back();
+      stack.pop_back();
+      const std::int64_t dur = time_ns - trace_.events.start_ns[begin];
+      if (dur < 0) {
+        ++stats.unmatched_begin_end;
+        return Done{};
+      }
+      trace_.events.dur_ns[begin] = dur;
+      ++stats.complete_events;
+      return Done{};
+    }
+    case 'i':
+    case 'I':
+      ++stats.instant_events;
+      if (event.name == "[memory]" && event.has_ts) add_memory(event, time_ns);
+      return Done{};
+    case 's':
+    case 'f':
+    case 't':
+      ++stats.flow_events;
+      if (event.has_ts) add_flow(event, time_ns);
+      return Done{};
+    case 'C':
+      ++stats.counter_events;
+      return Done{};
+    case 'M':
+      ++stats.metadata_events;
+      add_metadata(event);
+      return Done{};
+    case 'b':
+    case 'e':
+    case 'n':
+      ++stats.async_events;
+      return Done{};
+    case 0:
+      return make_error("event has no \"ph\" (phase) field");
+    default:
+      ++stats.other_phase_events;
+      return Done{};
+  }
+}
+
+Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
+                                  std::int64_t dur_ns) {
+  EventTable& events = trace_.events;
+  StringPool& strings = trace_.strings;
+  const EventClass event_class = classify_category(event.category);
+  if (event_class == EventClass::kOther) ++trace_.stats.unknown_category_events;
+  events.start_ns.push_back(start_ns);
+  events.dur_ns.push_back(dur_ns);
+  events.name.push_back(strings.intern(event.name));
+  events.category.push_back(strings.intern(event.category));
+  events.event_class.push_back(event_class);
+  events.thread.push_back(thread_index(event.pid, event.tid));
+  events.stream.push_back(event.stream);
+  events.device.push_back(static_cast<std::int32_t>(
+      event.device >= INT32_MIN && event.device <= INT32_MAX ? event.device : kAbsent));
+  events.correlation.push_back(event.correlation);
+  events.external_id.push_back(event.external_id);
+  events.source_offset.push_back(event.file_offset);
+  events.source_length.push_back(event.length);
+  if (event.has_event_args) {
+    EventArgs args = event.numeric_args;
+    args.input_dims = strings.intern(event.input_dims);
+    args.input_types = strings.intern(event.input_types);
+    args.concrete_inputs = strings.intern(event.concrete_inputs);
+    args.collective_name = strings.intern(event.collective_name);
+    args.dtype = strings.intern(event.dtype);
+    args.process_group_name = strings.intern(event.process_group_name);
+    events.args_row.push_back(static_cast<std::int32_t>(trace_.args.size()));
+    trace_.args.push_back(args);
+  } else {
+    events.args_row.push_back(-1);
+  }
+  return Done{};
+}
+
+void TraceBuilder::add_memory(const RawEvent& event, std::int64_t time_ns) {
+  if (!event.memory.has_address) return;  // PyTorch < 1.10 records: ignored (metrics.md §11)
+  ++trace_.stats.memory_events;
+  MemoryTable& memory = trace_.memory;
+  memory.time_ns.push_back(time_ns);
+  memory.address.push_back(event.memory.address);
+  memory.bytes.push_back(event.memory.bytes);
+  memory.total_allocated.push_back(event.memory.total_allocated);
+  memory.total_reserved.push_back(event.memory.total_reserved);
+  memory.device_type.push_back(static_cast<std::int8_t>(event.memory.device_type));
+  memory.device_id.push_back(static_cast<std::int16_t>(event.memory.device_id));
+  memory.thread.push_back(thread_index(event.pid, event.tid));
+}
+
+void TraceBuilder::add_flow(const RawEvent& event, std::int64_t time_ns) {
+  FlowTable& flows = trace_.flows;
+  flows.time_ns.push_back(time_ns);
+  flows.id.push_back(event.flow_id);
+  flows.phase.push_back(event.phase);
+  flows.category.push_back(trace_.strings.intern(event.category));
+  flows.thread.push_back(thread_index(event.pid, event.tid));
+}
+
+void TraceBuilder::add_metadata(const RawEvent& event) {
+  if (event.name == "thread_name" && !event.metadata_name.empty()) {
+    trace_.threads[thread_index(event.pid, event.tid)].name = std::string(event.metadata_name);
+  }
+}
+
+void TraceBuilder::drop_unmatched_begins() {
+  std::size_t unmatched = 0;
+  for (const auto& [thread, stack] : open_begins_) unmatched += stack.size();
+  if (unmatched == 0) return;
+  trace_.stats.unmatched_begin_end += unmatched;
+  EventTable& e = trace_.events;
+  std::vector<bool> keep(e.size());
+  for (std::size_t i = 0; i < e.size(); ++i) keep[i] = e.dur_ns[i] >= 0;
+  keep_where(e.start_ns, keep);
+  keep_where(e.dur_ns, keep);
+  keep_where(e.name, keep);
+  keep_where(e.category, keep);
+  keep_where(e.event_class, keep);
+  keep_where(e.thread, keep);
+  keep_where(e.stream, keep);
+  keep_where(e.device, keep);
+  keep_where(e.correlation, keep);
+  keep_where(e.external_id, keep);
+  keep_where(e.args_row, keep);
+  keep_where(e.source_offset, keep);
+  keep_where(e.source_length, keep);
+}
+
+void TraceBuilder::sort_events() {
+  EventTable& e = trace_.events;
+  std::vector<EventIndex> order(e.size());
+  std::iota(order.begin(), order.end(), 0);
+  // Start ascending, longer first on ties, so that a parent precedes its children.
+  std::stable_sort(order.begin(), order.end(), [&e](EventIndex a, EventIndex b) {
+    if (e.start_ns[a] != e.start_ns[b]) return e.start_ns[a] < e.start_ns[b];
+    return e.dur_ns[a] > e.dur_ns[b];
+  });
+  if (std::is_sorted(order.begin(), order.end())) return;
+  permute(e.start_ns, order);
+  permute(e.dur_ns, order);
+  permute(e.name, order);
+  permute(e.category, order);
+  permute(e.event_class, order);
+  permute(e.thread, order);
+  permute(e.stream, order);
+  permute(e.device, order);
+  permute(e.correlation, order);
+  permute(e.external_id, order);
+  permute(e.args_row, order);
+  permute(e.source_offset, order);
+  permute(e.source_length, order);
+}
+
+namespace {
+
+void sort_memory(MemoryTable& memory) {
+  std::vector<EventIndex> order(memory.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&memory](EventIndex a, EventIndex b) {
+    return memory.time_ns[a] < memory.time_ns[b];
+  });
+  if (std::is_sorted(order.begin(), order.end())) return;
+  permute(memory.time_ns, order);
+  permute(memory.address, order);
+  permute(memory.bytes, order);
+  permute(memory.total_allocated, order);
+  permute(memory.total_reserved, order);
+  permute(memory.device_type, order);
+  permute(memory.device_id, order);
+  permute(memory.thread, order);
+}
+
+std::int64_t integer_or(simdjson::dom::element element, std::string_view key,
+                        std::int64_t fallback) {
+  std::int64_t value = 0;
+  if (element[key].get_int64().get(value) == simdjson::SUCCESS) return value;
+  double real = 0;
+  if (element[key].get_double().get(real) == simdjson::SUCCESS) {
+    return static_cast<std::int64_t>(real);
+  }
+  std::string_view text;
+  if (element[key].get_string().get(text) == simdjson::SUCCESS) {
+    std::int64_t parsed = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+    if (error == std::errc() && end == text.data() + text.size()) return parsed;
+  }
+  return fallback;
+}
+
+Status read_device_properties(const std::string& raw, std::vector<DeviceProperties>& out) {
+  if (raw.empty()) return Done{};
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto code = parser.parse(raw).get(root)) {
+    return make_error(std::string("deviceProperties is not valid JSON: ") +
+                      simdjson::error_message(code));
+  }
+  simdjson::dom::array devices;
+  if (root.get_array().get(devices)) return make_error("deviceProperties is not an array");
+  for (simdjson::dom::element device : devices) {
+    if (!device.is_object()) continue;
+    DeviceProperties properties;
+    properties.id = static_cast<std::int32_t>(integer_or(device, "id", -1));
+    std::string_view name;
+    if (device["name"].get_string().get(name) == simdjson::SUCCESS) properties.name = name;
+    properties.total_global_memory = integer_or(device, "totalGlobalMem", kAbsent);
+    properties.compute_major = static_cast<std::int32_t>(integer_or(device, "computeMajor", -1));
+    properties.compute_minor = static_cast<std::int32_t>(integer_or(device, "computeMinor", -1));
+    properties.num_sms = static_cast<std::int32_t>(integer_or(device, "numSms", -1));
+    properties.max_threads_per_multiprocessor =
+        static_cast<std::int32_t>(integer_or(device, "maxThreadsPerMultiprocessor", -1));
+    out.push_back(std::move(properties));
+  }
+  return Done{};
+}
+
+Status read_distributed_info(const std::string& raw, DistributedInfo& out) {
+  if (raw.empty()) return Done{};
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto code = parser.parse(raw).get(root)) {
+    return make_error(std::string("distributedInfo is not valid JSON: ") +
+                      simdjson::error_message(code));
+  }
+  if (!root.is_object()) return Done{};  // `null` or other: no information
+  std::string_view backend;
+  if (root["backend"].get_string().get(backend) == simdjson::SUCCESS) out.backend = backend;
+  out.rank = integer_or(root, "rank", kAbsent);
+  out.world_size = integer_or(root, "world_size", kAbsent);
+  return Done{};
+}
+
+std::int64_t scalar_integer(const std::string& raw) {
+  std::string_view text = raw;
+  if (text.size() >= 2 && text.front() == '"') text = text.substr(1, text.size() - 2);
+  std::int64_t value = kAbsent;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+}  // namespace
+
+Status TraceBuilder::finish(const TopLevelFields& top_level) {
+  if (Status s = read_device_properties(top_level.device_properties, trace_.devices); !s) return s;
+  if (Status s = read_distributed_info(top_level.distributed_info, trace_.distributed); !s) {
+    return s;
+  }
+  trace_.schema_version = scalar_integer(top_level.schema_version);
+  trace_.base_time_ns = scalar_integer(top_level.base_time_nanoseconds);
+  std::string_view unit = top_level.display_time_unit;
+  if (unit.size() >= 2 && unit.front() == '"') unit = unit.substr(1, unit.size() - 2);
+  trace_.display_time_unit = std::string(unit);
+
+  drop_unmatched_begins();
+  sort_events();
+  sort_memory(trace_.memory);
+  link_events(trace_);
+  return Done{};
+}
+
+}  // namespace stepscope::kineto

@@ -1,0 +1,43 @@
+// Accumulates parsed events into the columnar Trace: interns strings and threads, pairs B/E
+// events, keeps memory samples and flows, counts what it does not analyse, and at the end sorts
+// the events by time and resolves the links (linker.h).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "importers/kineto/event_splitter.h"
+#include "importers/kineto/raw_event.h"
+#include "stepscope/error.h"
+#include "stepscope/trace.h"
+
+namespace stepscope::kineto {
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(Trace& trace) : trace_(trace) {}
+
+  Status add(const RawEvent& event);
+  // Reads the top-level fields, sorts and links. The trace is complete after this.
+  Status finish(const TopLevelFields& top_level);
+
+ private:
+  Status add_complete(const RawEvent& event, std::int64_t start_ns, std::int64_t dur_ns);
+  void add_memory(const RawEvent& event, std::int64_t time_ns);
+  void add_flow(const RawEvent& event, std::int64_t time_ns);
+  void add_metadata(const RawEvent& event);
+  std::uint32_t thread_index(const RawId& pid, const RawId& tid);
+  void drop_unmatched_begins();
+  void sort_events();
+
+  Trace& trace_;
+  std::unordered_map<std::string, std::uint32_t> thread_lookup_;
+  std::string last_thread_key_;
+  std::uint32_t last_thread_ = 0;
+  bool has_last_thread_ = false;
+  // Open `B` events per thread, as indices of events whose duration is not known yet.
+  std::unordered_map<std::uint32_t, std::vector<EventIndex>> open_begins_;
+};
+
+}  // namespace stepscope::kineto

@@ -1,0 +1,31 @@
+// Sources of input bytes: a plain file or a gzip stream, read in chunks so that a trace of
+// several gigabytes never has to be held whole in memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "stepscope/error.h"
+
+namespace stepscope::io {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `capacity` bytes; 0 means the end of the input.
+  virtual Result<std::size_t> read(char* destination, std::size_t capacity) = 0;
+  // Bytes of the underlying file consumed so far and its size, for progress reports.
+  [[nodiscard]] virtual std::uint64_t raw_bytes_consumed() const = 0;
+  [[nodiscard]] virtual std::uint64_t raw_bytes_total() const = 0;
+};
+
+// Opens a file; gzip input (recognised by its magic bytes) is decompressed on the fly,
+// including files of several concatenated gzip members.
+Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path);
+
+// A source over bytes already in memory (tests, fuzzing, Python strings). Not owning.
+std::unique_ptr<ByteSource> memory_byte_source(const char* data, std::size_t size);
+
+}  // namespace stepscope::io

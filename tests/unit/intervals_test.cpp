@@ -1,0 +1,36 @@
+#include <gtest/gtest.h>
+
+#include "stepscope/intervals.h"
+
+namespace stepscope {
+namespace {
+
+TEST(IntervalSet, MergesOverlappingAndTouching) {
+  const IntervalSet set = IntervalSet::from_unsorted({{10, 20}, {0, 5}, {5, 8}, {15, 30}, {40, 40}});
+  ASSERT_EQ(set.intervals().size(), 2U);
+  EXPECT_EQ(set.intervals()[0], (Interval{0, 8}));
+  EXPECT_EQ(set.intervals()[1], (Interval{10, 30}));
+  EXPECT_EQ(set.measure(), 28);
+}
+
+TEST(IntervalSet, IntersectSubtractUnite) {
+  const IntervalSet a = IntervalSet::from_unsorted({{0, 10}, {20, 30}});
+  const IntervalSet b = IntervalSet::from_unsorted({{5, 25}});
+  EXPECT_EQ(a.intersect(b).measure(), 10);
+  EXPECT_EQ(a.subtract(b).measure(), 10);
+  EXPECT_EQ(a.unite(b).measure(), 30);
+  EXPECT_EQ(b.subtract(a).measure(), 10);
+  EXPECT_EQ(a.measure_within({8, 22}), 4);
+  EXPECT_EQ(a.clip({8, 22}).measure(), 4);
+}
+
+TEST(IntervalSet, SubtractSeveralCutsFromOnePiece) {
+  const IntervalSet a = IntervalSet::from_unsorted({{0, 100}});
+  const IntervalSet cuts = IntervalSet::from_unsorted({{10, 20}, {30, 40}, {90, 120}});
+  const IntervalSet rest = a.subtract(cuts);
+  ASSERT_EQ(rest.intervals().size(), 3U);
+  EXPECT_EQ(rest.measure(), 70);
+}
+
+}  // namespace
+}  // namespace stepscope
