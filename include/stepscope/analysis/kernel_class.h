@@ -1,0 +1,20 @@
+// Native classes of device activity (metrics.md §4.1): by category first, then by name.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "stepscope/trace.h"
+
+namespace stepscope {
+
+enum class ActivityClass : std::uint8_t { kComputation, kCommunication, kMemory, kNotActivity };
+[[nodiscard]] std::string_view to_string(ActivityClass activity_class);
+
+// gpu_memcpy / gpu_memset -> memory; kernels named *nccl* / *rccl* / *hccl* (any case) or
+// *cross_device_reduce* -> communication; ROCm copy and fill kernels -> memory; other kernels
+// and accelerator kernels -> computation; everything else is not device activity.
+[[nodiscard]] ActivityClass classify_activity(EventClass event_class, std::string_view name);
+[[nodiscard]] ActivityClass classify_activity(const Trace& trace, EventIndex event);
+
+}  // namespace stepscope

@@ -1,0 +1,29 @@
+// Options shared by every analysis (metrics.md §0.1).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace stepscope {
+
+// native: stepscope's definitions. compat-hta / compat-tb: reproduce a peer's figures, quirks
+// included, for conformance checks and side-by-side comparisons.
+enum class Mode : std::uint8_t { kNative, kCompatHta, kCompatTb };
+[[nodiscard]] std::string_view to_string(Mode mode);
+[[nodiscard]] std::optional<Mode> parse_mode(std::string_view text);
+
+struct StepRange {
+  std::int64_t first = 0;  // inclusive step numbers
+  std::int64_t last = 0;
+};
+
+struct AnalysisOptions {
+  Mode mode = Mode::kNative;
+  std::optional<StepRange> steps;  // analyse only these kept steps
+  int top = 10;                    // rows in top-N tables
+  bool group_by_input_shape = false;
+  bool hta_rounding = true;        // compat-hta: emulate HTA's µs rounding (metrics.md §0.6)
+};
+
+}  // namespace stepscope

@@ -1,0 +1,76 @@
+// Profiler steps, the step window and step-time statistics (metrics.md §1, §2, §0.7).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stepscope/analysis/options.h"
+#include "stepscope/intervals.h"
+#include "stepscope/trace.h"
+
+namespace stepscope {
+
+enum class StepStatus : std::uint8_t {
+  kKept,
+  kNoDeviceActivityAfterLastActiveStep,
+  kIncompleteLastStep,  // device activities < 0.8 × previous step's
+  kOutsideRequestedRange,
+};
+[[nodiscard]] std::string_view to_string(StepStatus status);
+
+struct Step {
+  std::int64_t number = 0;
+  EventIndex event = kNoEvent;  // the ProfilerStep#N host event
+  std::int64_t host_start_ns = 0;
+  std::int64_t host_end_ns = 0;
+  std::int64_t start_ns = 0;  // device-rebased (= host span on CPU-only traces)
+  std::int64_t end_ns = 0;
+  std::int64_t device_activities = 0;  // matched through the step's launch calls
+  StepStatus status = StepStatus::kKept;
+  bool outlier = false;  // metrics.md §2: > median of the others + 3 × 1.4826 × their MAD
+  [[nodiscard]] bool kept() const { return status == StepStatus::kKept; }
+  [[nodiscard]] std::int64_t duration_ns() const { return end_ns - start_ns; }
+  [[nodiscard]] std::int64_t host_duration_ns() const { return host_end_ns - host_start_ns; }
+};
+
+struct StepsResult {
+  std::vector<Step> steps;  // sorted by host start
+  bool rebased = false;     // device-rebased (a GPU trace) or host spans (CPU-only)
+  std::vector<std::string> notes;  // duplicated numbers, nested steps, several threads
+  // The analysis window W (metrics.md §0.7): kept steps, else the GPU activity span.
+  std::optional<Interval> window;
+  enum class WindowSource : std::uint8_t { kSteps, kGpuActivitySpan, kNone } window_source =
+      WindowSource::kNone;
+  [[nodiscard]] std::vector<const Step*> kept() const;
+};
+
+// Native: tb_plugin's device-rebased, tail-trimmed steps with stepscope's two fixes
+// (gpu_user_annotation copies ignored, cuda_driver launches counted). compat-tb: tb_plugin
+// verbatim. compat-hta: HTA's step list (see hta/ for its scope).
+StepsResult find_steps(const Trace& trace, const AnalysisOptions& options);
+
+struct Statistics {
+  std::size_t count = 0;
+  double mean = 0;
+  double std = 0;  // sample standard deviation (n - 1); 0 when n = 1
+  double min = 0;
+  double p50 = 0;
+  double p95 = 0;
+  double p99 = 0;
+  double max = 0;
+  double cv = 0;   // std / mean
+  bool few_samples = false;  // n < 20: p95 / p99 interpolate towards the maximum
+};
+
+// Linear-interpolation percentiles (numpy's default) over any sample.
+Statistics describe(std::vector<double> values);
+
+struct StepTimeStats {
+  Statistics duration_ns;       // kept steps, rebased
+  Statistics host_duration_ns;  // kept steps, host spans
+};
+StepTimeStats step_time_statistics(const StepsResult& steps);
+
+}  // namespace stepscope

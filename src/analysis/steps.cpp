@@ -1,0 +1,367 @@
+// Profiler steps (metrics.md §1.2, §1.4): host steps, device rebasing, tail trimming.
+#include "stepscope/analysis/steps.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+namespace stepscope {
+
+namespace {
+
+constexpr std::string_view kStepPrefix = "ProfilerStep#";
+constexpr double kIncompleteStepRatio = 0.8;
+
+std::optional<std::int64_t> step_number(std::string_view name) {
+  if (name.substr(0, kStepPrefix.size()) != kStepPrefix) return std::nullopt;
+  const std::string_view digits = name.substr(kStepPrefix.size());
+  std::int64_t number = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+    return std::nullopt;
+  }
+  return number;
+}
+
+bool is_host_step_class(EventClass c, Mode mode) {
+  if (c == EventClass::kOp || c == EventClass::kAnnotation) return true;
+  // tb_plugin maps gpu_user_annotation to the same type as user_annotation (a quirk).
+  return mode == Mode::kCompatTb && c == EventClass::kGpuAnnotation;
+}
+
+// Host steps, outermost only, on the thread that owns most of them (native).
+std::vector<Step> host_steps(const Trace& trace, Mode mode, std::vector<std::string>& notes) {
+  const EventTable& e = trace.events;
+  std::vector<Step> steps;
+  std::map<std::uint32_t, std::size_t> per_thread;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!is_host_step_class(e.event_class[i], mode)) continue;
+    const std::optional<std::int64_t> number = step_number(trace.name_of(i));
+    if (!number) continue;
+    Step step;
+    step.number = *number;
+    step.event = i;
+    step.host_start_ns = e.start_ns[i];
+    step.host_end_ns = e.end_ns(i);
+    steps.push_back(step);
+    ++per_thread[e.thread[i]];
+  }
+  if (mode == Mode::kCompatTb) return steps;  // tb_plugin keeps every one
+  if (per_thread.size() > 1) {
+    const auto owner = std::max_element(per_thread.begin(), per_thread.end(),
+                                        [](auto& a, auto& b) { return a.second < b.second; });
+    notes.push_back("profiler steps found on " + std::to_string(per_thread.size()) +
+                    " threads; using the thread with most of them");
+    std::erase_if(steps, [&](const Step& s) { return e.thread[s.event] != owner->first; });
+  }
+  std::vector<Step> outermost;
+  for (const Step& step : steps) {
+    if (!outermost.empty() && step.host_end_ns <= outermost.back().host_end_ns) {
+      notes.push_back("ProfilerStep#" + std::to_string(step.number) + " is nested in ProfilerStep#" +
+                      std::to_string(outermost.back().number) + "; keeping the outer one");
+      continue;
+    }
+    outermost.push_back(step);
+  }
+  std::map<std::int64_t, int> seen;
+  for (const Step& step : outermost) {
+    if (++seen[step.number] == 2) {
+      notes.push_back("ProfilerStep#" + std::to_string(step.number) + " appears more than once");
+    }
+  }
+  return outermost;
+}
+
+// tb_plugin's fallback when a trace has no steps: one step `0` over the host ops.
+std::vector<Step> single_tb_step(const Trace& trace) {
+  const EventTable& e = trace.events;
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::int64_t last = std::numeric_limits<std::int64_t>::min();
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    const EventClass c = e.event_class[i];
+    const bool legacy_python = c == EventClass::kPython && trace.strings.view(e.category[i]) == "python";
+    if (c != EventClass::kOp && !legacy_python) continue;
+    first = std::min(first, e.start_ns[i]);
+    last = std::max(last, e.end_ns(i));
+  }
+  if (first > last) return {};
+  Step step;
+  step.host_start_ns = first;
+  step.host_end_ns = last;
+  return {step};
+}
+
+struct CallSpan {
+  EventIndex call;
+  std::int64_t first_device_start = std::numeric_limits<std::int64_t>::max();
+  std::int64_t last_device_end = std::numeric_limits<std::int64_t>::min();
+  std::int64_t activities = 0;
+};
+
+bool counts_as_launch(EventClass c, Mode mode) {
+  return c == EventClass::kRuntime || (mode != Mode::kCompatTb && c == EventClass::kDriver);
+}
+
+bool counts_as_device_activity(EventClass c, Mode mode) {
+  return is_device_activity(c) && (mode != Mode::kCompatTb || c != EventClass::kAcceleratorKernel);
+}
+
+// Launch calls with the span of the device activity they own, sorted by call start.
+std::vector<CallSpan> launch_call_spans(const Trace& trace, Mode mode) {
+  const EventTable& e = trace.events;
+  std::vector<CallSpan> spans;
+  std::vector<std::int32_t> span_of_call(e.size(), -1);
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!counts_as_device_activity(e.event_class[i], mode)) continue;
+    const EventIndex call = e.launcher[i];
+    if (call == kNoEvent || !counts_as_launch(e.event_class[call], mode)) continue;
+    if (span_of_call[call] < 0) {
+      span_of_call[call] = static_cast<std::int32_t>(spans.size());
+      spans.push_back(CallSpan{call});
+    }
+    CallSpan& span = spans[span_of_call[call]];
+    span.first_device_start = std::min(span.first_device_start, e.start_ns[i]);
+    span.last_device_end = std::max(span.last_device_end, e.end_ns(i));
+    ++span.activities;
+  }
+  std::sort(spans.begin(), spans.end(), [&e](const CallSpan& a, const CallSpan& b) {
+    return e.start_ns[a.call] < e.start_ns[b.call];
+  });
+  return spans;
+}
+
+struct DeviceMatch {
+  std::vector<std::int64_t> first_start;
+  std::vector<std::int64_t> last_end;
+  std::vector<bool> call_matched;  // per CallSpan
+  bool any = false;
+};
+
+// Two-pointer walk: a call belongs to the step whose host span contains it entirely.
+DeviceMatch match_calls_to_steps(const Trace& trace, std::vector<Step>& steps,
+                                 const std::vector<CallSpan>& calls) {
+  const EventTable& e = trace.events;
+  DeviceMatch match;
+  match.first_start.assign(steps.size(), std::numeric_limits<std::int64_t>::max());
+  match.last_end.assign(steps.size(), std::numeric_limits<std::int64_t>::min());
+  match.call_matched.assign(calls.size(), false);
+  std::size_t step = 0;
+  for (std::size_t c = 0; c < calls.size(); ++c) {
+    const std::int64_t call_start = e.start_ns[calls[c].call];
+    const std::int64_t call_end = e.end_ns(calls[c].call);
+    while (step < steps.size() && call_start >= steps[step].host_end_ns) ++step;
+    if (step >= steps.size()) break;
+    if (call_start < steps[step].host_start_ns || call_end > steps[step].host_end_ns) continue;
+    match.first_start[step] = std::min(match.first_start[step], calls[c].first_device_start);
+    match.last_end[step] = std::max(match.last_end[step], calls[c].last_device_end);
+    steps[step].device_activities += calls[c].activities;
+    match.call_matched[c] = true;
+    match.any = true;
+  }
+  return match;
+}
+
+// Where step 0 may start: after unmatched GPU work that ends before its own first activity.
+std::int64_t first_step_floor(const Trace& trace, const std::vector<Step>& steps,
+                              const DeviceMatch& match, const std::vector<CallSpan>& calls,
+                              Mode mode) {
+  std::int64_t floor = steps.front().host_start_ns;
+  if (steps.front().device_activities == 0) return floor;
+  const std::int64_t first_device_start = match.first_start.front();
+  const EventTable& e = trace.events;
+  std::vector<bool> matched_call(e.size(), false);
+  for (std::size_t c = 0; c < calls.size(); ++c) {
+    if (match.call_matched[c]) matched_call[calls[c].call] = true;
+  }
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!counts_as_device_activity(e.event_class[i], mode)) continue;
+    const EventIndex call = e.launcher[i];
+    if (call != kNoEvent && matched_call[call]) continue;
+    if (e.end_ns(i) < first_device_start) floor = std::max(floor, e.end_ns(i));
+  }
+  return floor;
+}
+
+void rebase(std::vector<Step>& steps, const DeviceMatch& match, std::int64_t previous_end) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    Step& step = steps[i];
+    step.start_ns = std::max(previous_end, step.host_start_ns);
+    if (step.device_activities == 0) {
+      step.end_ns = std::max(step.host_end_ns, step.start_ns);
+    } else {
+      step.end_ns = std::max({step.host_end_ns, match.last_end[i], step.start_ns});
+    }
+    previous_end = step.end_ns;
+  }
+}
+
+void trim_tail(std::vector<Step>& steps) {
+  if (steps.size() < 2) return;
+  std::size_t last_active = steps.size();
+  for (std::size_t i = steps.size(); i-- > 0;) {
+    if (steps[i].device_activities > 0) {
+      last_active = i;
+      break;
+    }
+  }
+  if (last_active == steps.size()) return;
+  for (std::size_t i = last_active + 1; i < steps.size(); ++i) {
+    steps[i].status = StepStatus::kNoDeviceActivityAfterLastActiveStep;
+  }
+  if (last_active > 0 &&
+      static_cast<double>(steps[last_active].device_activities) <
+          kIncompleteStepRatio * static_cast<double>(steps[last_active - 1].device_activities)) {
+    steps[last_active].status = StepStatus::kIncompleteLastStep;
+  }
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+// metrics.md §2: slower than the median of the other kept steps by more than 3 robust sigmas.
+void flag_outliers(std::vector<Step>& steps) {
+  std::vector<Step*> kept;
+  for (Step& step : steps) {
+    if (step.kept()) kept.push_back(&step);
+  }
+  if (kept.size() < 3) return;
+  for (Step* candidate : kept) {
+    std::vector<double> others;
+    for (const Step* other : kept) {
+      if (other != candidate) others.push_back(static_cast<double>(other->duration_ns()));
+    }
+    const double center = median(others);
+    std::vector<double> deviations;
+    for (double value : others) deviations.push_back(std::fabs(value - center));
+    const double mad = median(deviations);
+    candidate->outlier =
+        static_cast<double>(candidate->duration_ns()) > center + 3.0 * 1.4826 * mad;
+  }
+}
+
+std::optional<Interval> gpu_activity_span(const Trace& trace) {
+  const EventTable& e = trace.events;
+  std::optional<Interval> span;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!is_device_activity(e.event_class[i])) continue;
+    if (!span) {
+      span = Interval{e.start_ns[i], e.end_ns(i)};
+    } else {
+      span->start = std::min(span->start, e.start_ns[i]);
+      span->end = std::max(span->end, e.end_ns(i));
+    }
+  }
+  return span;
+}
+
+void set_window(const Trace& trace, StepsResult& result) {
+  const std::vector<const Step*> kept = result.kept();
+  if (!kept.empty()) {
+    result.window = Interval{kept.front()->start_ns, kept.back()->end_ns};
+    result.window_source = StepsResult::WindowSource::kSteps;
+    return;
+  }
+  result.window = gpu_activity_span(trace);
+  result.window_source = result.window ? StepsResult::WindowSource::kGpuActivitySpan
+                                       : StepsResult::WindowSource::kNone;
+}
+
+}  // namespace
+
+std::string_view to_string(StepStatus status) {
+  switch (status) {
+    case StepStatus::kKept:
+      return "kept";
+    case StepStatus::kNoDeviceActivityAfterLastActiveStep:
+      return "no_device_activity_after_last_active_step";
+    case StepStatus::kIncompleteLastStep:
+      return "incomplete_last_step";
+    case StepStatus::kOutsideRequestedRange:
+      return "outside_requested_range";
+  }
+  return "unknown";
+}
+
+std::vector<const Step*> StepsResult::kept() const {
+  std::vector<const Step*> out;
+  for (const Step& step : steps) {
+    if (step.kept()) out.push_back(&step);
+  }
+  return out;
+}
+
+StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
+  StepsResult result;
+  const Mode mode = options.mode == Mode::kCompatTb ? Mode::kCompatTb : Mode::kNative;
+  result.steps = host_steps(trace, mode, result.notes);
+  if (result.steps.empty() && mode == Mode::kCompatTb) result.steps = single_tb_step(trace);
+  for (Step& step : result.steps) {
+    step.start_ns = step.host_start_ns;
+    step.end_ns = step.host_end_ns;
+  }
+  if (!result.steps.empty()) {
+    const std::vector<CallSpan> calls = launch_call_spans(trace, mode);
+    const DeviceMatch match = match_calls_to_steps(trace, result.steps, calls);
+    if (match.any) {
+      rebase(result.steps, match, first_step_floor(trace, result.steps, match, calls, mode));
+      result.rebased = true;
+      trim_tail(result.steps);
+    }
+  }
+  if (options.steps) {
+    for (Step& step : result.steps) {
+      if (step.kept() && (step.number < options.steps->first || step.number > options.steps->last)) {
+        step.status = StepStatus::kOutsideRequestedRange;
+      }
+    }
+  }
+  flag_outliers(result.steps);
+  set_window(trace, result);
+  return result;
+}
+
+Statistics describe(std::vector<double> values) {
+  Statistics stats;
+  stats.count = values.size();
+  if (values.empty()) return stats;
+  std::sort(values.begin(), values.end());
+  const double n = static_cast<double>(values.size());
+  stats.mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+  if (values.size() > 1) {
+    double squares = 0;
+    for (double v : values) squares += (v - stats.mean) * (v - stats.mean);
+    stats.std = std::sqrt(squares / (n - 1));
+  }
+  auto percentile = [&values](double p) {
+    const double h = static_cast<double>(values.size() - 1) * p;
+    const auto low = static_cast<std::size_t>(std::floor(h));
+    const std::size_t high = std::min(low + 1, values.size() - 1);
+    return values[low] + (h - static_cast<double>(low)) * (values[high] - values[low]);
+  };
+  stats.min = values.front();
+  stats.max = values.back();
+  stats.p50 = percentile(0.50);
+  stats.p95 = percentile(0.95);
+  stats.p99 = percentile(0.99);
+  stats.cv = stats.mean != 0 ? stats.std / stats.mean : 0;
+  stats.few_samples = values.size() < 20;
+  return stats;
+}
+
+StepTimeStats step_time_statistics(const StepsResult& steps) {
+  std::vector<double> durations;
+  std::vector<double> host_durations;
+  for (const Step* step : steps.kept()) {
+    durations.push_back(static_cast<double>(step->duration_ns()));
+    host_durations.push_back(static_cast<double>(step->host_duration_ns()));
+  }
+  return StepTimeStats{describe(std::move(durations)), describe(std::move(host_durations))};
+}
+
+}  // namespace stepscope
