@@ -1,0 +1,42 @@
+// The analysis entry point shared by the CLI and the Python package: load, analyse every rank,
+// and render. Front ends add no logic of their own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stepscope/analysis/options.h"
+#include "stepscope/error.h"
+#include "stepscope/load.h"
+
+namespace stepscope {
+
+// Version of the JSON document written by render_json; bumped on incompatible change.
+inline constexpr int kJsonSchemaVersion = 1;
+
+struct AnalyzeRequest {
+  std::string path;                  // a trace file or a folder of them
+  AnalysisOptions analysis;
+  LoadOptions load;
+};
+
+struct Report;  // defined in report_model.h; opaque to front ends that only render
+struct ReportDeleter {
+  void operator()(Report* report) const;
+};
+using ReportPtr = std::unique_ptr<Report, ReportDeleter>;
+
+// Loads and analyses; errors name the file and, where known, the byte offset.
+Result<ReportPtr> analyze(const AnalyzeRequest& request);
+
+// Renderers.
+std::string render_json(const Report& report);
+std::string render_text(const Report& report, int top);
+
+// Writes `content` to `path` through a temporary file renamed into place, so that a failure
+// never leaves a partial file that looks complete. "-" writes to standard output.
+Status write_output_file(const std::string& path, const std::string& content);
+
+}  // namespace stepscope
