@@ -1,25 +1,33 @@
+// The stepscope command: argument parsing and exit codes only; the library does the work.
+// Exit status: 0 success, 2 bad input or usage, 1 an unexpected internal failure.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include "stepscope/load.h"
+#include <exception>
+
+#include "analyze_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"stepscope: a performance doctor for PyTorch profiler traces"};
-  std::string path;
-  auto* analyze = app.add_subcommand("analyze", "analyze a trace file or folder");
-  analyze->add_option("PATH", path)->required();
-  CLI11_PARSE(app, argc, argv);
-  auto set = stepscope::load_traces(path);
-  if (!set) {
-    fmt::print(stderr, "stepscope: error: {}\n", set.error().describe());
+  app.set_version_flag("--version", std::string("stepscope ") + STEPSCOPE_VERSION);
+  app.require_subcommand(1);
+  stepscope::cli::AnalyzeArguments analyze;
+  stepscope::cli::add_analyze_command(app, analyze);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
     return 2;
   }
-  for (const auto& t : set->ranks) {
-    fmt::print("rank {} ({}) events {} memory {} flows {} threads {} bytes/event {:.1f} input {}\n",
-               t.rank, stepscope::to_string(t.rank_source), t.events.size(), t.memory.size(),
-               t.flows.size(), t.threads.size(), double(t.bytes()) / t.events.size(),
-               t.stats.input_bytes);
+  try {
+    if (app.got_subcommand("analyze")) return stepscope::cli::run_analyze(analyze);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "stepscope: internal error: {}\n", e.what());
+    return 1;
   }
-  for (const auto& n : set->notes) fmt::print("note: {}\n", n);
-  return 0;
+  return 2;
 }

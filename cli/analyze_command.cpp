@@ -1,0 +1,89 @@
+#include "analyze_command.h"
+
+#include <fmt/core.h>
+
+#include <charconv>
+
+#include "progress.h"
+#include "stepscope/report.h"
+
+namespace stepscope::cli {
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+
+std::optional<StepRange> parse_step_range(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  StepRange range;
+  auto parse = [](std::string_view part, std::int64_t& out) {
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), out);
+    return error == std::errc() && end == part.data() + part.size() && !part.empty();
+  };
+  const std::string_view whole = text;
+  if (!parse(whole.substr(0, colon), range.first) || !parse(whole.substr(colon + 1), range.last) ||
+      range.first > range.last) {
+    return std::nullopt;
+  }
+  return range;
+}
+
+int fail(const std::string& message) {
+  fmt::print(stderr, "stepscope: error: {}\n", message);
+  return kExitBadInput;
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app, AnalyzeArguments& a) {
+  CLI::App* command = app.add_subcommand(
+      "analyze", "Analyze a trace file (.json, .json.gz) or a folder with one trace per rank");
+  command->add_option("PATH", a.path, "trace file or folder")->required();
+  command->add_option("--json", a.json_output, "write every figure as JSON to FILE ('-': stdout)");
+  command->add_option("--rank", a.rank, "analyze only this rank");
+  command->add_option("--steps", a.steps, "analyze only kept steps FIRST:LAST (inclusive)");
+  command->add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
+  command->add_option("--mode", a.mode, "native (default), compat-hta or compat-tb")
+      ->check(CLI::IsMember({"native", "compat-hta", "compat-tb"}));
+  command->add_option("--threads", a.threads, "1: read and parse on one thread; 2: pipelined")
+      ->check(CLI::Range(1, 2));
+  command->add_flag("--group-by-shape", a.group_by_input_shape,
+                    "operator table per input shape as well as per name");
+  command->add_flag("--no-hta-rounding", a.no_hta_rounding,
+                    "compat-hta: keep exact nanoseconds instead of HTA's µs rounding");
+  command->add_flag("--skip-bad", a.skip_bad, "folder: skip files that fail to load, and list them");
+  command->add_flag("-q,--quiet", a.quiet, "no progress and no terminal report");
+}
+
+int run_analyze(const AnalyzeArguments& a) {
+  AnalyzeRequest request;
+  request.path = a.path;
+  request.analysis.mode = parse_mode(a.mode).value_or(Mode::kNative);
+  request.analysis.top = a.top;
+  request.analysis.group_by_input_shape = a.group_by_input_shape;
+  request.analysis.hta_rounding = !a.no_hta_rounding;
+  if (!a.steps.empty()) {
+    request.analysis.steps = parse_step_range(a.steps);
+    if (!request.analysis.steps) return fail("--steps wants FIRST:LAST, e.g. 3:10");
+  }
+  request.load.rank = a.rank;
+  request.load.skip_bad = a.skip_bad;
+  request.load.threads = a.threads;
+  Progress progress(!a.quiet && stderr_is_terminal(), "loading");
+  request.load.progress = [&progress](std::uint64_t done, std::uint64_t total) {
+    progress.update(done, total);
+  };
+  Result<ReportPtr> report = analyze(request);
+  progress.finish();
+  if (!report) return fail(report.error().describe());
+  if (!a.json_output.empty()) {
+    if (Status s = write_output_file(a.json_output, render_json(**report)); !s) {
+      return fail(s.error().describe());
+    }
+  }
+  if (!a.quiet && a.json_output != "-") fmt::print("{}", render_text(**report, a.top));
+  return 0;
+}
+
+}  // namespace stepscope::cli

@@ -1,0 +1,28 @@
+// `stepscope analyze PATH`: options and the run, nothing else.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+namespace stepscope::cli {
+
+struct AnalyzeArguments {
+  std::string path;
+  std::string json_output;  // "" none, "-" stdout
+  std::optional<std::int64_t> rank;
+  std::string steps;        // "FIRST:LAST"
+  int top = 10;
+  bool quiet = false;
+  bool skip_bad = false;
+  std::string mode = "native";
+  unsigned threads = 2;
+  bool group_by_input_shape = false;
+  bool no_hta_rounding = false;
+};
+
+void add_analyze_command(CLI::App& app, AnalyzeArguments& arguments);
+int run_analyze(const AnalyzeArguments& arguments);
+
+}  // namespace stepscope::cli

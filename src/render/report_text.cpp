@@ -1,0 +1,61 @@
+// The compact terminal report of `stepscope analyze`.
+#include <fmt/core.h>
+
+#include "render/terminal/steps_text.h"
+#include "render/text_format.h"
+#include "report/report_model.h"
+
+namespace stepscope {
+
+namespace {
+
+using render::format_bytes;
+using render::format_count;
+using render::printable;
+
+std::string rank_header(const RankReport& rank) {
+  const Trace& trace = *rank.trace;
+  std::string device;
+  if (!trace.devices.empty()) {
+    device = fmt::format(", {} × {}", trace.devices.size(), printable(trace.devices.front().name, 40));
+  }
+  return fmt::format(
+      "\n━━ rank {} (from {}) · {} · {} events, {} input, {:.0f} B/event in memory{}\n",
+      trace.rank, to_string(trace.rank_source), printable(trace.source_path, 80),
+      format_count(trace.stats.events_seen), format_bytes(static_cast<std::int64_t>(trace.stats.input_bytes)),
+      static_cast<double>(trace.bytes()) / static_cast<double>(std::max<std::uint64_t>(trace.stats.events_seen, 1)),
+      device);
+}
+
+std::string skipped_events(const Trace& trace) {
+  const ImportStats& s = trace.stats;
+  std::string out;
+  if (s.invalid_complete_events > 0) {
+    out += fmt::format("  skipped {} complete events without ts/dur or with dur < 0\n",
+                       format_count(s.invalid_complete_events));
+  }
+  if (s.unmatched_begin_end > 0) {
+    out += fmt::format("  skipped {} unmatched B/E events\n", format_count(s.unmatched_begin_end));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const Report& report, int top) {
+  std::string out = fmt::format("stepscope {} · {} · mode {}\n", STEPSCOPE_VERSION,
+                                printable(report.request.path, 100),
+                                to_string(report.request.analysis.mode));
+  for (const SkippedFile& skipped : report.traces.skipped) {
+    out += "skipped: " + printable(skipped.reason, 200) + "\n";
+  }
+  for (const std::string& note : report.traces.notes) out += "note: " + printable(note, 200) + "\n";
+  for (const RankReport& rank : report.ranks) {
+    out += rank_header(rank);
+    out += skipped_events(*rank.trace);
+    out += render::render_text(rank.steps, rank.step_time, top);
+  }
+  return out;
+}
+
+}  // namespace stepscope

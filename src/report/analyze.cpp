@@ -1,0 +1,41 @@
+#include <chrono>
+
+#include "report/report_model.h"
+
+namespace stepscope {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+RankReport analyze_rank(const Trace& trace, const AnalysisOptions& options) {
+  RankReport rank;
+  rank.trace = &trace;
+  rank.steps = find_steps(trace, options);
+  rank.step_time = step_time_statistics(rank.steps);
+  return rank;
+}
+
+}  // namespace
+
+void ReportDeleter::operator()(Report* report) const { delete report; }
+
+Result<ReportPtr> analyze(const AnalyzeRequest& request) {
+  ReportPtr report(new Report);
+  report->request = request;
+  const auto load_start = std::chrono::steady_clock::now();
+  Result<TraceSet> traces = load_traces(request.path, request.load);
+  if (!traces) return std::move(traces).error();
+  report->traces = std::move(traces).value();
+  report->load_seconds = seconds_since(load_start);
+  const auto analysis_start = std::chrono::steady_clock::now();
+  for (const Trace& trace : report->traces.ranks) {
+    report->ranks.push_back(analyze_rank(trace, request.analysis));
+  }
+  report->analysis_seconds = seconds_since(analysis_start);
+  return report;
+}
+
+}  // namespace stepscope
