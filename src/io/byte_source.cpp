@@ -92,6 +92,7 @@ class GzipSource final : public ByteSource {
   }
   [[nodiscard]] std::uint64_t raw_bytes_consumed() const override { return consumed_; }
   [[nodiscard]] std::uint64_t raw_bytes_total() const override { return size_; }
+  [[nodiscard]] bool is_compressed() const override { return true; }
 
  private:
   static constexpr std::size_t kInputChunk = 1 << 20;

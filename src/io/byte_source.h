@@ -19,6 +19,7 @@ class ByteSource {
   // Bytes of the underlying file consumed so far and its size, for progress reports.
   [[nodiscard]] virtual std::uint64_t raw_bytes_consumed() const = 0;
   [[nodiscard]] virtual std::uint64_t raw_bytes_total() const = 0;
+  [[nodiscard]] virtual bool is_compressed() const { return false; }
 };
 
 // Opens a file; gzip input (recognised by its magic bytes) is decompressed on the fly,

@@ -21,9 +21,10 @@ bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
          equals_ignoring_case(text.substr(text.size() - suffix.size()), suffix);
 }
 
+// Counts what is used: capacity reserved ahead is address space, not resident memory.
 template <typename T>
 std::size_t column_bytes(const std::vector<T>& column) {
-  return column.capacity() * sizeof(T);
+  return column.size() * sizeof(T);
 }
 
 }  // namespace
@@ -108,14 +109,14 @@ std::int32_t Trace::activity_device(EventIndex i) const {
 
 std::size_t Trace::bytes() const {
   std::size_t total = events.bytes() + strings.bytes();
-  total += args.capacity() * sizeof(EventArgs);
+  total += args.size() * sizeof(EventArgs);
   total += column_bytes(memory.time_ns) + column_bytes(memory.address) +
            column_bytes(memory.bytes) + column_bytes(memory.total_allocated) +
            column_bytes(memory.total_reserved) + column_bytes(memory.device_type) +
            column_bytes(memory.device_id) + column_bytes(memory.thread);
   total += column_bytes(flows.time_ns) + column_bytes(flows.id) + column_bytes(flows.phase) +
            column_bytes(flows.category) + column_bytes(flows.thread);
-  total += threads.capacity() * sizeof(ThreadInfo);
+  total += threads.size() * sizeof(ThreadInfo);
   return total;
 }
 

@@ -164,12 +164,23 @@ std::string explain_not_a_trace(const kineto::TopLevelFields& top) {
   return message;
 }
 
+// An upper estimate: profiler events take at least ~100 bytes of JSON, and gzip compresses trace
+// JSON about ten times.
+std::size_t expected_events(const io::ByteSource& source) {
+  constexpr std::uint64_t kMinEventBytes = 100;
+  constexpr std::uint64_t kCompressionRatio = 12;
+  const std::uint64_t decompressed =
+      source.raw_bytes_total() * (source.is_compressed() ? kCompressionRatio : 1);
+  return static_cast<std::size_t>(decompressed / kMinEventBytes + 1024);
+}
+
 Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
                                const LoadOptions& options) {
   Trace trace;
   trace.source_path = name;
   kineto::EventSplitter splitter(source);
   kineto::TraceBuilder builder(trace);
+  builder.reserve(expected_events(source));
   Status status = options.threads >= 2 ? load_pipelined(source, splitter, builder, options)
                                        : load_sequential(source, splitter, builder, options);
   auto fail = [&name](Error error) {

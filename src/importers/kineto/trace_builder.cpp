@@ -66,6 +66,24 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
   return entry->second;
 }
 
+void TraceBuilder::reserve(std::size_t expected_events) {
+  EventTable& e = trace_.events;
+  e.start_ns.reserve(expected_events);
+  e.dur_ns.reserve(expected_events);
+  e.name.reserve(expected_events);
+  e.category.reserve(expected_events);
+  e.event_class.reserve(expected_events);
+  e.thread.reserve(expected_events);
+  e.stream.reserve(expected_events);
+  e.device.reserve(expected_events);
+  e.correlation.reserve(expected_events);
+  e.external_id.reserve(expected_events);
+  e.args_row.reserve(expected_events);
+  e.source_offset.reserve(expected_events);
+  e.source_length.reserve(expected_events);
+  trace_.args.reserve(expected_events / 2);
+}
+
 Status TraceBuilder::add(const RawEvent& event) {
   ImportStats& stats = trace_.stats;
   ++stats.events_seen;
@@ -155,12 +173,13 @@ Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
                                   std::int64_t dur_ns) {
   EventTable& events = trace_.events;
   StringPool& strings = trace_.strings;
-  const EventClass event_class = classify_category(event.category);
+  const StringId category = strings.intern(event.category);
+  const EventClass event_class = class_of_category(category, event.category);
   if (event_class == EventClass::kOther) ++trace_.stats.unknown_category_events;
   events.start_ns.push_back(start_ns);
   events.dur_ns.push_back(dur_ns);
   events.name.push_back(strings.intern(event.name));
-  events.category.push_back(strings.intern(event.category));
+  events.category.push_back(category);
   events.event_class.push_back(event_class);
   events.thread.push_back(thread_index(event.pid, event.tid));
   events.stream.push_back(event.stream);
@@ -184,6 +203,14 @@ Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
     events.args_row.push_back(-1);
   }
   return Done{};
+}
+
+EventClass TraceBuilder::class_of_category(StringId id, std::string_view category) {
+  if (id >= category_classes_.size()) category_classes_.resize(id + 1, kUnclassified);
+  if (category_classes_[id] == kUnclassified) {
+    category_classes_[id] = static_cast<std::uint8_t>(classify_category(category));
+  }
+  return static_cast<EventClass>(category_classes_[id]);
 }
 
 void TraceBuilder::add_memory(const RawEvent& event, std::int64_t time_ns) {

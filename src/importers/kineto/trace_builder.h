@@ -18,6 +18,9 @@ class TraceBuilder {
  public:
   explicit TraceBuilder(Trace& trace) : trace_(trace) {}
 
+  // Reserves address space for about this many events so that columns never move while they
+  // grow (untouched pages cost no resident memory).
+  void reserve(std::size_t expected_events);
   Status add(const RawEvent& event);
   // Reads the top-level fields, sorts and links. The trace is complete after this.
   Status finish(const TopLevelFields& top_level);
@@ -28,10 +31,14 @@ class TraceBuilder {
   void add_flow(const RawEvent& event, std::int64_t time_ns);
   void add_metadata(const RawEvent& event);
   std::uint32_t thread_index(const RawId& pid, const RawId& tid);
+  // Categories are few: classify each once, by its interned id.
+  EventClass class_of_category(StringId id, std::string_view category);
   void drop_unmatched_begins();
   void sort_events();
 
+  static constexpr std::uint8_t kUnclassified = 0xff;
   Trace& trace_;
+  std::vector<std::uint8_t> category_classes_;
   std::unordered_map<std::string, std::uint32_t> thread_lookup_;
   std::string last_thread_key_;
   std::uint32_t last_thread_ = 0;
