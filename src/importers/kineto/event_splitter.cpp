@@ -1,5 +1,7 @@
 #include "importers/kineto/event_splitter.h"
 
+#include "importers/kineto/container_scanner.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -17,14 +19,6 @@ constexpr std::size_t kMaxKeysKept = 8;
 constexpr std::size_t kMaxEventBytes = std::size_t{1} << 30;
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-// Bytes that matter while skipping a container: quotes and brackets.
-constexpr std::array<bool, 256> make_structural_table() {
-  std::array<bool, 256> table{};
-  for (char c : {'"', '{', '}', '[', ']'}) table[static_cast<unsigned char>(c)] = true;
-  return table;
-}
-constexpr std::array<bool, 256> kStructural = make_structural_table();
 
 std::string describe_byte(char c) {
   if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
@@ -94,31 +88,14 @@ Result<std::size_t> EventSplitter::scan_string(std::size_t position) const {
 }
 
 Result<std::size_t> EventSplitter::scan_container(std::size_t position) const {
-  const char* data = buffer_.data();
-  std::size_t depth = 0;
-  std::size_t at = position;
-  while (at < end_) {
-    const char c = data[at];
-    if (!kStructural[static_cast<unsigned char>(c)]) {
-      ++at;
-      continue;
-    }
-    if (c == '"') {
-      Result<std::size_t> after = scan_string(at);
-      if (!after || *after == kIncomplete) return after;
-      at = *after;
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      ++depth;
-    } else {
-      if (depth == 0) return error_at(at, "unbalanced " + describe_byte(c));
-      --depth;
-      if (depth == 0) return at + 1;
-    }
-    ++at;
+  const std::size_t end = find_container_end(buffer_.data() + position, end_ - position);
+  if (end == kContainerUnbalanced) return error_at(position, "unbalanced brackets in a JSON value");
+  if (end == kContainerTooDeep) {
+    return error_at(position, "JSON nested deeper than " + std::to_string(kMaxContainerDepth) +
+                                  " levels: not a profiler event");
   }
-  return kIncomplete;
+  if (end == kContainerIncomplete) return kIncomplete;
+  return position + end;
 }
 
 Result<std::size_t> EventSplitter::scan_value(std::size_t position) const {

@@ -1,0 +1,186 @@
+// Traces come from strangers: every malformed input gets a clear error naming the file and,
+// where it can, the byte offset; none crashes or hangs.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "stepscope/load.h"
+
+namespace stepscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("stepscope_bad_input_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& content) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path.string();
+  }
+  std::string write_gzip(const std::string& name, const std::string& content) {
+    const fs::path path = dir_ / name;
+    gzFile file = gzopen(path.string().c_str(), "wb");
+    gzwrite(file, content.data(), static_cast<unsigned>(content.size()));
+    gzclose(file);
+    return path.string();
+  }
+  // Loads `path` expecting failure; returns the error.
+  static Error expect_error(const std::string& path, LoadOptions options = {}) {
+    Result<TraceSet> set = load_traces(path, options);
+    EXPECT_FALSE(set.ok()) << path << " loaded although it is bad";
+    return set.ok() ? Error{} : set.error();
+  }
+
+  fs::path dir_;
+};
+
+const std::string kGood =
+    R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]})";
+
+TEST_F(BadInput, TruncatedGzipNamesTheFile) {
+  std::string big = R"({"traceEvents":[)";
+  for (int i = 0; i < 5000; ++i) {
+    big += R"({"ph":"X","cat":"cpu_op","name":"op)" + std::to_string(i) +
+           R"(","pid":1,"tid":1,"ts":)" + std::to_string(i) + R"(,"dur":1},)";
+  }
+  big += kGood.substr(16);
+  const std::string path = write_gzip("whole.json.gz", big);
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string truncated = write("cut.json.gz", bytes.substr(0, bytes.size() / 2));
+  const Error error = expect_error(truncated);
+  EXPECT_EQ(error.file, truncated);
+  EXPECT_NE(error.message.find("truncated"), std::string::npos) << error.message;
+}
+
+TEST_F(BadInput, CorruptGzipData) {
+  std::string bytes = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-garbage-garbage";
+  const Error error = expect_error(write("corrupt.json.gz", bytes));
+  EXPECT_NE(error.message.find("gzip"), std::string::npos) << error.message;
+}
+
+TEST_F(BadInput, InvalidJsonGivesTheByteOffset) {
+  const std::string path = write("bad.json", R"({"traceEvents":[{"ph":"X","name":"a",,}]})");
+  const Error error = expect_error(path);
+  EXPECT_EQ(error.file, path);
+  ASSERT_TRUE(error.byte_offset.has_value());
+  EXPECT_EQ(*error.byte_offset, 16U);  // the event that holds the error starts here
+}
+
+TEST_F(BadInput, TruncatedJson) {
+  const Error error = expect_error(write("cut.json", kGood.substr(0, kGood.size() - 10)));
+  EXPECT_NE(error.message.find("truncated"), std::string::npos) << error.message;
+}
+
+TEST_F(BadInput, JsonThatIsNotATrace) {
+  EXPECT_NE(expect_error(write("x.json", R"({"nodes":[1,2]})")).message.find("not a Chrome trace"),
+            std::string::npos);
+  EXPECT_NE(expect_error(write("y.json", "[[1,2,3,4]]")).message.find("not a Chrome trace"),
+            std::string::npos);
+  EXPECT_NE(expect_error(write("z.json", "42")).message.find("expected '{' or '['"),
+            std::string::npos);
+  EXPECT_NE(expect_error(write("empty.json", "")).message.find("empty input"), std::string::npos);
+}
+
+TEST_F(BadInput, EmptyTrace) {
+  EXPECT_NE(expect_error(write("e.json", R"({"traceEvents":[]})")).message.find("empty trace"),
+            std::string::npos);
+}
+
+TEST_F(BadInput, HugeNumbersAndWrongTypes) {
+  const std::string digits(400, '9');
+  const Error huge = expect_error(write(
+      "huge.json", R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":)" +
+                       digits + R"(,"dur":1}]})"));
+  EXPECT_NE(huge.message.find("out of range"), std::string::npos) << huge.message;
+  const Error typed = expect_error(write(
+      "typed.json",
+      R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":"soon","dur":1}]})"));
+  EXPECT_NE(typed.message.find("\"ts\""), std::string::npos) << typed.message;
+  const Error correlation = expect_error(write(
+      "corr.json",
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":1,"ts":1,"dur":1,"args":{"correlation":{"a":1}}}]})"));
+  EXPECT_NE(correlation.message.find("args.correlation"), std::string::npos) << correlation.message;
+  const Error phase = expect_error(
+      write("ph.json", R"({"traceEvents":[{"cat":"cpu_op","name":"a","ts":1,"dur":1}]})"));
+  EXPECT_NE(phase.message.find("ph"), std::string::npos) << phase.message;
+}
+
+TEST_F(BadInput, InvalidUtf8) {
+  const Error error = expect_error(write(
+      "utf8.json",
+      "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\xff\xfe\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]}"));
+  EXPECT_NE(error.message.find("UTF"), std::string::npos) << error.message;
+}
+
+TEST_F(BadInput, DeeplyNestedArgsAreRefusedNotRecursedInto) {
+  const std::string nested = std::string(100000, '[') + std::string(100000, ']');
+  const Error error = expect_error(write(
+      "deep.json", R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":)" +
+                       nested + "}}]}"));
+  EXPECT_NE(error.message.find("nested deeper"), std::string::npos) << error.message;
+}
+
+TEST_F(BadInput, UnexpectedDataAfterTheDocument) {
+  const Error error = expect_error(write("tail.json", kGood + " {}"));
+  EXPECT_NE(error.message.find("after the end"), std::string::npos) << error.message;
+}
+
+TEST_F(BadInput, FolderWithOneBadFileFailsUnlessSkipBad) {
+  const fs::path folder = dir_ / "ranks";
+  fs::create_directories(folder);
+  std::ofstream(folder / "rank0.json") << kGood;
+  std::ofstream(folder / "rank1.json") << kGood.substr(0, 30);
+  const Error error = expect_error(folder.string());
+  EXPECT_NE(error.file.find("rank1.json"), std::string::npos) << error.describe();
+  LoadOptions options;
+  options.skip_bad = true;
+  Result<TraceSet> set = load_traces(folder.string(), options);
+  ASSERT_TRUE(set.ok());
+  ASSERT_EQ(set->ranks.size(), 1U);
+  EXPECT_EQ(set->ranks[0].rank, 0);
+  EXPECT_EQ(set->ranks[0].rank_source, RankSource::kFileName);
+  ASSERT_EQ(set->skipped.size(), 1U);
+  EXPECT_NE(set->skipped[0].path.find("rank1.json"), std::string::npos);
+}
+
+TEST_F(BadInput, MissingPath) {
+  const Error error = expect_error((dir_ / "nope.json").string());
+  EXPECT_NE(error.message.find("no such file"), std::string::npos);
+}
+
+TEST_F(BadInput, PipelinedAndSequentialLoadsAgree) {
+  std::string big = R"({"traceEvents":[)";
+  for (int i = 0; i < 40000; ++i) {
+    big += R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":)" + std::to_string(i) +
+           R"(,"dur":1},)";
+  }
+  big += R"({"ph":"X","cat":"cpu_op","name":"bad","pid":1,"tid":1,"ts":true,"dur":1}]})";
+  const std::string path = write("late_error.json", big);
+  LoadOptions one;
+  one.threads = 1;
+  LoadOptions two;
+  two.threads = 2;
+  const Error a = expect_error(path, one);
+  const Error b = expect_error(path, two);
+  EXPECT_EQ(a.describe(), b.describe());
+  EXPECT_GT(a.byte_offset.value_or(0), 1000000U);
+}
+
+}  // namespace
+}  // namespace stepscope

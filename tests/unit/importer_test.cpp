@@ -1,0 +1,130 @@
+// The Kineto importer on small inputs: what it keeps, how it links, and how it counts.
+#include <gtest/gtest.h>
+
+#include "stepscope/load.h"
+#include "support/trace_fixture.h"
+
+namespace stepscope {
+namespace {
+
+using testing::TraceFixture;
+
+Trace load_text(const std::string& json) {
+  Result<Trace> trace = load_trace_text(json, "test.json");
+  EXPECT_TRUE(trace.ok()) << (trace.ok() ? "" : trace.error().describe());
+  return trace.ok() ? std::move(trace).value() : Trace{};
+}
+
+TEST(Importer, ObjectFormWithMetadataAndExactTimes) {
+  const Trace trace = TraceFixture()
+                          .top_level("distributedInfo", R"({"backend":"nccl","rank":3,"world_size":8})")
+                          .top_level("deviceProperties",
+                                     R"([{"id":0,"name":"H100","computeMajor":9,"computeMinor":0,"numSms":132,"totalGlobalMem":85000000000}])")
+                          .top_level("baseTimeNanoseconds", "1700000000000000000")
+                          // Written as text: a double could not carry this literal exactly.
+                          .raw_event(R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1712173898123456.789,"dur":12.001})")
+                          .load();
+  EXPECT_EQ(trace.distributed.rank, 3);
+  EXPECT_EQ(trace.distributed.world_size, 8);
+  ASSERT_EQ(trace.devices.size(), 1U);
+  EXPECT_EQ(trace.devices[0].compute_major, 9);
+  EXPECT_EQ(trace.devices[0].num_sms, 132);
+  EXPECT_EQ(trace.base_time_ns, 1700000000000000000LL);
+  ASSERT_EQ(trace.events.size(), 1U);
+  EXPECT_EQ(trace.events.start_ns[0], 1712173898123456789LL);
+  EXPECT_EQ(trace.events.dur_ns[0], 12001);
+  EXPECT_TRUE(trace.stats.any_fractional_ts_literal);
+}
+
+TEST(Importer, BareArrayFormAndStringIds) {
+  const Trace trace = load_text(
+      R"([{"ph":"X","cat":"Kernel","name":"k","pid":"GPU 0","tid":"stream 7","ts":10,"dur":5,"args":{"stream":7,"correlation":4}},
+          {"ph":"X","cat":"Runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":8,"dur":1,"args":{"correlation":4}}])");
+  ASSERT_EQ(trace.events.size(), 2U);
+  // Sorted by start: the runtime call first; categories matched case-insensitively.
+  EXPECT_EQ(trace.events.event_class[0], EventClass::kRuntime);
+  EXPECT_EQ(trace.events.event_class[1], EventClass::kKernel);
+  EXPECT_EQ(trace.events.launcher[1], 0);
+  EXPECT_EQ(trace.threads[trace.events.thread[1]].key.pid, "GPU 0");
+  EXPECT_FALSE(trace.stats.any_fractional_ts_literal);
+}
+
+TEST(Importer, BeginEndPairsBecomeCompleteEvents) {
+  const Trace trace = load_text(
+      R"({"traceEvents":[{"ph":"B","cat":"cpu_op","name":"outer","pid":1,"tid":1,"ts":10},
+      {"ph":"B","cat":"cpu_op","name":"inner","pid":1,"tid":1,"ts":12},
+      {"ph":"E","pid":1,"tid":1,"ts":15},{"ph":"E","pid":1,"tid":1,"ts":20},
+      {"ph":"E","pid":1,"tid":1,"ts":30},{"ph":"B","cat":"cpu_op","name":"open","pid":1,"tid":1,"ts":40}]})");
+  ASSERT_EQ(trace.events.size(), 2U);
+  EXPECT_EQ(trace.name_of(0), "outer");
+  EXPECT_EQ(trace.events.dur_ns[0], 10000);
+  EXPECT_EQ(trace.events.dur_ns[1], 3000);
+  EXPECT_EQ(trace.events.parent[1], 0);
+  EXPECT_EQ(trace.stats.unmatched_begin_end, 2U);  // one E too many, one B never closed
+}
+
+TEST(Importer, InvalidCompleteEventsAreSkippedAndCounted) {
+  const Trace trace = load_text(
+      R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1},
+      {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":1,"dur":-2},
+      {"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":1,"dur":2},
+      {"ph":"X","cat":"cpu_op","name":"d","pid":1,"tid":1,"ts":1,"dur":0}]})");
+  EXPECT_EQ(trace.events.size(), 1U);
+  EXPECT_EQ(trace.stats.invalid_complete_events, 3U);
+  EXPECT_TRUE(trace.stats.any_event_without_ts);
+}
+
+TEST(Importer, NestingAttributionAndOldStyleExternalIds) {
+  // New style: the kernel's External id names the op.
+  const Trace modern = TraceFixture()
+                           .op("aten::linear", 0, 100, 1, 7)
+                           .op("aten::addmm", 10, 50, 1, 8)
+                           .runtime("cudaLaunchKernel", 20, 5, 99, 1, 8)
+                           .kernel("gemm", 30, 40, 99, 7, 0, 8)
+                           .load();
+  EXPECT_EQ(modern.events.parent[1], 0);
+  EXPECT_EQ(modern.events.parent[2], 1);
+  EXPECT_EQ(modern.events.launcher[3], 2);
+  EXPECT_EQ(modern.events.owner_op[3], 1);
+  EXPECT_FALSE(modern.stats.external_id_is_correlation);
+  // Old style: External id repeats the correlation id; attribution goes through the call.
+  const Trace old = TraceFixture()
+                        .op("aten::linear", 0, 100, 1, 99)  // collides with the correlation
+                        .op("aten::addmm", 10, 50, 1, 5)
+                        .runtime("cudaLaunchKernel", 20, 5, 99, 1, 99)
+                        .kernel("gemm", 30, 40, 99, 7, 0, 99)
+                        .load();
+  EXPECT_TRUE(old.stats.external_id_is_correlation);
+  EXPECT_EQ(old.events.owner_op[3], 1);
+}
+
+TEST(Importer, MemoryEventsAreSortedAndCpuCounted) {
+  const Trace trace = TraceFixture()
+                          .memory(30, 0x10, -512, 0, 2048)
+                          .memory(10, 0x10, 512, 512, 2048)
+                          .op("x", 0, 1)
+                          .load();
+  ASSERT_EQ(trace.memory.size(), 2U);
+  EXPECT_EQ(trace.memory.time_ns[0], 10000);
+  EXPECT_EQ(trace.memory.bytes[0], 512);
+  EXPECT_EQ(trace.memory.total_reserved[1], 2048);
+}
+
+TEST(Importer, KeepsUnknownCategoriesAndCountsThem) {
+  const Trace trace = load_text(
+      R"({"traceEvents":[{"ph":"X","cat":"my_custom","name":"x","pid":1,"tid":1,"ts":1,"dur":1},
+      {"ph":"X","name":"no category","pid":1,"tid":1,"ts":1,"dur":1},
+      {"ph":"X","cat":"mtia_runtime","name":"r","pid":1,"tid":1,"ts":1,"dur":1}]})");
+  EXPECT_EQ(trace.events.size(), 3U);
+  EXPECT_EQ(trace.stats.unknown_category_events, 2U);
+}
+
+TEST(Importer, EscapedNulAndHostileNamesAreKeptAsData) {
+  const Trace trace = load_text(
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"<script>alert(1)</script>\u0000x","pid":0,"tid":7,"ts":1,"dur":1}]})");
+  ASSERT_EQ(trace.events.size(), 1U);
+  EXPECT_EQ(trace.name_of(0), std::string_view("<script>alert(1)</script>\0x", 27));
+}
+
+}  // namespace
+}  // namespace stepscope
