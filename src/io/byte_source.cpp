@@ -2,6 +2,10 @@
 
 #include <zlib.h>
 
+#ifdef STEPSCOPE_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -119,6 +123,93 @@ class GzipSource final : public ByteSource {
   bool finished_ = false;
 };
 
+#ifdef STEPSCOPE_HAVE_ISAL
+// Intel ISA-L's inflate: streaming like zlib and two to three times faster, which is what lets
+// `analyze` on a .json.gz keep pace with `gzip -dc`.
+class IsalGzipSource final : public ByteSource {
+ public:
+  IsalGzipSource(FilePtr file, std::uint64_t size)
+      : file_(std::move(file)), size_(size), state_(std::make_unique<inflate_state>()) {
+    input_.resize(kInputChunk);
+    isal_inflate_init(state_.get());
+    state_->crc_flag = ISAL_GZIP;
+  }
+
+  Result<std::size_t> read(char* destination, std::size_t capacity) override {
+    inflate_state& state = *state_;
+    state.next_out = reinterpret_cast<std::uint8_t*>(destination);
+    state.avail_out = static_cast<std::uint32_t>(std::min<std::size_t>(capacity, 1U << 30));
+    const std::uint32_t requested = state.avail_out;
+    while (state.avail_out > 0 && !finished_) {
+      if (state.block_state == ISAL_BLOCK_FINISH) {
+        if (state.avail_in == 0 && !refill()) {
+          finished_ = true;  // clean end after the last member
+          break;
+        }
+        isal_inflate_reset(&state);  // another gzip member follows
+        state.crc_flag = ISAL_GZIP;
+        continue;
+      }
+      if (state.avail_in == 0 && !refill()) {
+        return make_error("truncated gzip stream: the file ends inside compressed data",
+                          decompressed_ + (requested - state.avail_out));
+      }
+      const int status = isal_inflate(&state);
+      if (status < 0) {
+        return make_error(std::string("corrupt gzip data: ") + describe(status),
+                          decompressed_ + (requested - state.avail_out));
+      }
+    }
+    const std::size_t got = requested - state.avail_out;
+    decompressed_ += got;
+    return got;
+  }
+  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override { return consumed_; }
+  [[nodiscard]] std::uint64_t raw_bytes_total() const override { return size_; }
+  [[nodiscard]] bool is_compressed() const override { return true; }
+
+ private:
+  static constexpr std::size_t kInputChunk = 1 << 20;
+
+  static const char* describe(int status) {
+    switch (status) {
+      case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+      case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+      case ISAL_INVALID_LOOKBACK:
+        return "invalid back-reference distance";
+      case ISAL_INVALID_WRAPPER:
+        return "invalid gzip header";
+      case ISAL_UNSUPPORTED_METHOD:
+        return "unsupported compression method";
+      case ISAL_INCORRECT_CHECKSUM:
+        return "CRC mismatch";
+      default:
+        return "decompression failed";
+    }
+  }
+  bool refill() {
+    const std::size_t got = std::fread(input_.data(), 1, input_.size(), file_.get());
+    consumed_ += got;
+    state_->next_in = reinterpret_cast<std::uint8_t*>(input_.data());
+    state_->avail_in = static_cast<std::uint32_t>(got);
+    return got > 0;
+  }
+
+  FilePtr file_;
+  std::uint64_t size_;
+  std::unique_ptr<inflate_state> state_;
+  std::uint64_t consumed_ = 0;
+  std::uint64_t decompressed_ = 0;
+  std::vector<char> input_;
+  bool finished_ = false;
+};
+using FastGzipSource = IsalGzipSource;
+#else
+using FastGzipSource = GzipSource;
+#endif
+
 class MemorySource final : public ByteSource {
  public:
   MemorySource(const char* data, std::size_t size) : data_(data), size_(size) {}
@@ -147,7 +238,7 @@ Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path) {
   const std::size_t got = std::fread(magic, 1, 2, file.get());
   std::rewind(file.get());
   if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-    return std::unique_ptr<ByteSource>(std::make_unique<GzipSource>(std::move(file), size));
+    return std::unique_ptr<ByteSource>(std::make_unique<FastGzipSource>(std::move(file), size));
   }
   return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(std::move(file), size));
 }
