@@ -1,15 +1,11 @@
 // Loading a trace file or a folder: the splitter and the parser run either on one thread or as
 // a two-stage pipeline (read + decompress + split | parse + build), joined by a small queue.
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
 #include <filesystem>
-#include <mutex>
 #include <regex>
-#include <thread>
 
-#include "importers/kineto/event_parser.h"
 #include "importers/kineto/event_splitter.h"
+#include "importers/kineto/pipeline.h"
 #include "importers/kineto/trace_builder.h"
 #include "io/byte_source.h"
 #include "stepscope/load.h"
@@ -19,136 +15,6 @@ namespace stepscope {
 namespace {
 
 namespace fs = std::filesystem;
-using kineto::EventBatch;
-
-constexpr std::size_t kBatchBytes = 2 << 20;
-constexpr std::size_t kQueueDepth = 4;
-
-// Batches travel from the splitting thread to the parsing thread; spent batches go back so that
-// their buffers are reused.
-class BatchQueue {
- public:
-  void push(std::unique_ptr<EventBatch> batch) {
-    std::unique_lock lock(mutex_);
-    not_full_.wait(lock, [this] { return full_.size() < kQueueDepth || cancelled_; });
-    full_.push_back(std::move(batch));
-    not_empty_.notify_one();
-  }
-  // nullptr once the producer is done and the queue is empty.
-  std::unique_ptr<EventBatch> pop() {
-    std::unique_lock lock(mutex_);
-    not_empty_.wait(lock, [this] { return !full_.empty() || closed_; });
-    if (full_.empty()) return nullptr;
-    auto batch = std::move(full_.front());
-    full_.pop_front();
-    not_full_.notify_one();
-    return batch;
-  }
-  void recycle(std::unique_ptr<EventBatch> batch) {
-    std::lock_guard lock(mutex_);
-    spare_.push_back(std::move(batch));
-  }
-  std::unique_ptr<EventBatch> spare() {
-    std::lock_guard lock(mutex_);
-    if (spare_.empty()) return std::make_unique<EventBatch>();
-    auto batch = std::move(spare_.back());
-    spare_.pop_back();
-    return batch;
-  }
-  void close() {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-    not_empty_.notify_all();
-  }
-  void cancel() {
-    std::lock_guard lock(mutex_);
-    cancelled_ = true;
-    not_full_.notify_all();
-  }
-  bool cancelled() {
-    std::lock_guard lock(mutex_);
-    return cancelled_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable not_full_;
-  std::condition_variable not_empty_;
-  std::deque<std::unique_ptr<EventBatch>> full_;
-  std::vector<std::unique_ptr<EventBatch>> spare_;
-  bool closed_ = false;
-  bool cancelled_ = false;
-};
-
-Status parse_batch(const EventBatch& batch, kineto::EventParser& parser,
-                   kineto::TraceBuilder& builder) {
-  kineto::RawEvent event;
-  for (const kineto::EventSlice& slice : batch.events) {
-    const std::size_t capacity = batch.text.size() - slice.offset;
-    if (Status s = parser.parse(batch.text.data(), slice, capacity, event); !s) return s;
-    if (Status s = builder.add(event); !s) {
-      Error error = std::move(s).error();
-      error.byte_offset = slice.file_offset;
-      return error;
-    }
-  }
-  return Done{};
-}
-
-void report_progress(const LoadOptions& options, const io::ByteSource& source) {
-  if (options.progress) options.progress(source.raw_bytes_consumed(), source.raw_bytes_total());
-}
-
-Status load_sequential(io::ByteSource& source, kineto::EventSplitter& splitter,
-                       kineto::TraceBuilder& builder, const LoadOptions& options) {
-  kineto::EventParser parser;
-  EventBatch batch;
-  for (;;) {
-    Result<bool> more = splitter.next(batch, kBatchBytes);
-    if (!more) return std::move(more).error();
-    if (!*more) return Done{};
-    if (Status s = parse_batch(batch, parser, builder); !s) return s;
-    report_progress(options, source);
-  }
-}
-
-Status load_pipelined(io::ByteSource& source, kineto::EventSplitter& splitter,
-                      kineto::TraceBuilder& builder, const LoadOptions& options) {
-  BatchQueue queue;
-  Status producer_status = Done{};
-  std::thread producer([&] {
-    for (;;) {
-      std::unique_ptr<EventBatch> batch = queue.spare();
-      Result<bool> more = splitter.next(*batch, kBatchBytes);
-      if (!more) {
-        producer_status = std::move(more).error();
-        break;
-      }
-      if (!*more || queue.cancelled()) break;
-      queue.push(std::move(batch));
-    }
-    queue.close();
-  });
-  kineto::EventParser parser;
-  Status consumer_status = Done{};
-  while (std::unique_ptr<EventBatch> batch = queue.pop()) {
-    if (consumer_status.ok()) {
-      consumer_status = parse_batch(*batch, parser, builder);
-      if (!consumer_status.ok()) queue.cancel();
-      report_progress(options, source);
-    }
-    queue.recycle(std::move(batch));
-  }
-  producer.join();
-  // The error that comes first in the file is the one to report.
-  if (!producer_status.ok() && !consumer_status.ok()) {
-    const auto& a = producer_status.error().byte_offset;
-    const auto& b = consumer_status.error().byte_offset;
-    return (a && b && *b < *a) ? consumer_status : producer_status;
-  }
-  return producer_status.ok() ? consumer_status : producer_status;
-}
-
 std::string explain_not_a_trace(const kineto::TopLevelFields& top) {
   std::string message = "not a Chrome trace: the JSON object has no \"traceEvents\" array";
   if (!top.other_keys.empty()) {
@@ -181,8 +47,13 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   kineto::EventSplitter splitter(source);
   kineto::TraceBuilder builder(trace);
   builder.reserve(expected_events(source));
-  Status status = options.threads >= 2 ? load_pipelined(source, splitter, builder, options)
-                                       : load_sequential(source, splitter, builder, options);
+  const kineto::ProgressTick tick = [&options, &source] {
+    if (options.progress) options.progress(source.raw_bytes_consumed(), source.raw_bytes_total());
+  };
+  // With two threads: one splits (and inflates), one parses, and this one builds.
+  Status status = options.threads >= 2
+                      ? kineto::run_parallel(splitter, builder, options.threads - 1, tick)
+                      : kineto::run_sequential(splitter, builder, tick);
   auto fail = [&name](Error error) {
     error.file = name;
     return error;

@@ -1,0 +1,22 @@
+// How the importer's three stages (split, parse, build) are scheduled. Sequential runs them on
+// the calling thread. Parallel runs splitting on one thread, parsing on `parse_workers` threads,
+// and building on the calling thread, in file order, so that the result (and the first error
+// reported) is the same as the sequential run's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "importers/kineto/event_splitter.h"
+#include "importers/kineto/trace_builder.h"
+#include "stepscope/error.h"
+
+namespace stepscope::kineto {
+
+using ProgressTick = std::function<void()>;
+
+Status run_sequential(EventSplitter& splitter, TraceBuilder& builder, const ProgressTick& tick);
+Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned parse_workers,
+                    const ProgressTick& tick);
+
+}  // namespace stepscope::kineto
