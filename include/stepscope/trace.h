@@ -37,8 +37,14 @@ class StringPool {
   std::size_t block_used_ = 0;
   std::size_t block_size_ = 0;
   std::vector<std::string_view> strings_;
-  std::unordered_map<std::string_view, StringId> index_;
+  // Open addressing over (hash, id): interning runs once per event and field.
+  struct Slot {
+    std::uint64_t hash = 0;
+    StringId id = kNotInterned;
+  };
+  std::vector<Slot> slots_;
   std::string_view store(std::string_view text);
+  void grow();
 };
 
 // What an event is, from its category (metrics.md §0.4). Categories compare case-insensitively.

@@ -70,7 +70,34 @@ std::optional<Decimal> read_decimal(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// The common case, `1661203462598738` or `123456.789`: at most 16 integer digits and 3
+// decimals, so no rounding is needed and the only overflow to check is the last multiply.
+std::optional<std::int64_t> fast_microseconds(std::string_view literal) {
+  constexpr std::size_t kMaxIntegerDigits = 16;
+  constexpr std::int64_t kMaxMicroseconds = (INT64_MAX - 999) / 1000;
+  std::size_t i = 0;
+  std::int64_t value = 0;
+  while (i < literal.size() && i < kMaxIntegerDigits && is_digit(literal[i])) {
+    value = value * 10 + (literal[i++] - '0');
+  }
+  if (i == 0 || (literal[0] == '0' && i > 1) || value > kMaxMicroseconds) return std::nullopt;
+  if (i == literal.size()) return value * 1000;
+  if (literal[i] != '.') return std::nullopt;
+  const std::size_t fraction_start = ++i;
+  std::int64_t fraction = 0;
+  while (i < literal.size() && is_digit(literal[i])) fraction = fraction * 10 + (literal[i++] - '0');
+  const std::size_t digits = i - fraction_start;
+  if (i != literal.size() || digits == 0 || digits > 3) return std::nullopt;
+  static constexpr std::int64_t kScale[] = {1000, 100, 10, 1};
+  return value * 1000 + fraction * kScale[digits];
+}
+
+}  // namespace
+
 std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal) {
+  if (std::optional<std::int64_t> fast = fast_microseconds(literal)) return fast;
   const std::optional<Decimal> parsed = read_decimal(literal);
   if (!parsed) return std::nullopt;
   Decimal d = *parsed;

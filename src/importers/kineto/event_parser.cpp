@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -26,12 +27,12 @@ Error simdjson_failure(std::string_view field, simdjson::error_code code) {
 
 // Integers may be written as `12` or `12.0`; anything else of type number is refused.
 Result<std::int64_t> read_integer(od::value value, std::string_view field) {
-  od::json_type type;
-  if (auto code = value.type().get(type)) return simdjson_failure(field, code);
-  if (type != od::json_type::number) return field_error(field, "expected a number");
   std::int64_t integer = 0;
   auto code = value.get_int64().get(integer);
   if (!code) return integer;
+  od::json_type type;
+  if (auto type_code = value.type().get(type)) return simdjson_failure(field, type_code);
+  if (type != od::json_type::number) return field_error(field, "expected a number");
   if (code == simdjson::INCORRECT_TYPE) {  // a double literal
     double real = 0;
     if (auto double_code = value.get_double().get(real)) {
@@ -110,10 +111,15 @@ Result<RawId> read_id(od::value value, std::string_view field) {
   Result<std::string_view> literal = read_number_literal(value, field);
   if (!literal) return std::move(literal).error();
   id.text = *literal;
+  id.is_number = true;
+  const char* end = literal->data() + literal->size();
+  if (auto [stop, error] = std::from_chars(literal->data(), end, id.number);
+      error == std::errc() && stop == end) {
+    return id;  // the usual integer, without a second pass through simdjson
+  }
   Result<std::int64_t> number = read_integer(value, field);
   if (!number) return std::move(number).error();
   id.number = *number;
-  id.is_number = true;
   return id;
 }
 
@@ -154,105 +160,199 @@ Status read_stream(od::value value, RawEvent& out) {
   return Done{};
 }
 
-Status read_args(od::object args, RawEvent& out) {
+enum class ArgKey : std::uint8_t {
+  kOther, kCorrelation, kExternalId, kStream, kDevice, kInputDims, kInputTypes, kConcreteInputs,
+  kBytes, kBlocksPerSm, kOccupancy, kWarpsPerSm, kGrid, kBlock, kRegisters, kSharedMemory,
+  kCollectiveName, kDtype, kProcessGroupName, kInMsgNelems, kOutMsgNelems, kGroupSize,
+  kAddress, kMemoryBytes, kTotalAllocated, kTotalReserved, kDeviceType, kDeviceId, kName,
+};
+
+// Dispatch on the key's length first: most args are not ours, and this rejects them with one
+// or two comparisons instead of thirty.
+ArgKey classify_arg_key(std::string_view key) {
+  struct Entry {
+    std::string_view text;
+    ArgKey key;
+  };
+  static constexpr Entry kEntries[] = {
+      {"correlation", ArgKey::kCorrelation},
+      {"External id", ArgKey::kExternalId},
+      {"external id", ArgKey::kExternalId},
+      {"stream", ArgKey::kStream},
+      {"device", ArgKey::kDevice},
+      {"Input Dims", ArgKey::kInputDims},
+      {"Input type", ArgKey::kInputTypes},
+      {"Concrete Inputs", ArgKey::kConcreteInputs},
+      {"bytes", ArgKey::kBytes},
+      {"blocks per SM", ArgKey::kBlocksPerSm},
+      {"est. achieved occupancy %", ArgKey::kOccupancy},
+      {"warps per SM", ArgKey::kWarpsPerSm},
+      {"grid", ArgKey::kGrid},
+      {"block", ArgKey::kBlock},
+      {"registers per thread", ArgKey::kRegisters},
+      {"shared memory", ArgKey::kSharedMemory},
+      {"Collective name", ArgKey::kCollectiveName},
+      {"dtype", ArgKey::kDtype},
+      {"Process Group Name", ArgKey::kProcessGroupName},
+      {"In msg nelems", ArgKey::kInMsgNelems},
+      {"Out msg nelems", ArgKey::kOutMsgNelems},
+      {"Group size", ArgKey::kGroupSize},
+      {"Addr", ArgKey::kAddress},
+      {"Bytes", ArgKey::kMemoryBytes},
+      {"Total Allocated", ArgKey::kTotalAllocated},
+      {"Total Reserved", ArgKey::kTotalReserved},
+      {"Device Type", ArgKey::kDeviceType},
+      {"Device Id", ArgKey::kDeviceId},
+      {"name", ArgKey::kName},
+  };
+  static constexpr std::size_t kLongest = 25;
+  if (key.size() > kLongest) return ArgKey::kOther;
+  for (const Entry& entry : kEntries) {
+    if (entry.text.size() == key.size() && entry.text[0] == key[0] && entry.text == key) {
+      return entry.key;
+    }
+  }
+  return ArgKey::kOther;
+}
+
+// The key's text as written (without unescaping): a key with escapes is never one of ours.
+std::string_view key_text(const od::raw_json_string& key) {
+  const char* begin = key.raw();
+  const char* end = static_cast<const char*>(rawmemchr(begin, '"'));
+  return {begin, static_cast<std::size_t>(end - begin)};
+}
+
+Status read_memory_address(od::value value, RawEvent& out) {
+  std::uint64_t unsigned_address = 0;
+  if (!value.get_uint64().get(unsigned_address)) {
+    out.memory.address = unsigned_address;
+  } else {
+    std::int64_t address = 0;
+    STEPSCOPE_TRY_ASSIGN(address, read_integer(value, "args.Addr"));
+    out.memory.address = static_cast<std::uint64_t>(address);
+  }
+  out.memory.has_address = true;
+  return Done{};
+}
+
+Status read_metadata_name(od::value value, RawEvent& out) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure("args.name", code);
+  if (type == od::json_type::string) {
+    STEPSCOPE_TRY_ASSIGN(out.metadata_name, read_string(value, "args.name"));
+  }
+  return Done{};
+}
+
+// Reads one recognised arg. Event args mark the event as needing an EventArgs row.
+Status read_arg(ArgKey key, od::value value, RawEvent& out) {
   EventArgs& numeric = out.numeric_args;
+  std::int64_t integer = 0;
+  switch (key) {
+    case ArgKey::kOther:
+      return Done{};
+    case ArgKey::kCorrelation:
+      STEPSCOPE_TRY_ASSIGN(out.correlation, read_integer(value, "args.correlation"));
+      return Done{};
+    case ArgKey::kExternalId:
+      STEPSCOPE_TRY_ASSIGN(out.external_id, read_integer(value, "args.External id"));
+      return Done{};
+    case ArgKey::kStream:
+      return read_stream(value, out);
+    case ArgKey::kDevice:
+      STEPSCOPE_TRY_ASSIGN(out.device, read_integer(value, "args.device"));
+      return Done{};
+    case ArgKey::kAddress:
+      return read_memory_address(value, out);
+    case ArgKey::kMemoryBytes:
+      STEPSCOPE_TRY_ASSIGN(out.memory.bytes, read_integer(value, "args.Bytes"));
+      return Done{};
+    case ArgKey::kTotalAllocated:
+      STEPSCOPE_TRY_ASSIGN(out.memory.total_allocated, read_integer(value, "args.Total Allocated"));
+      return Done{};
+    case ArgKey::kTotalReserved:
+      STEPSCOPE_TRY_ASSIGN(out.memory.total_reserved, read_integer(value, "args.Total Reserved"));
+      return Done{};
+    case ArgKey::kDeviceType:
+      STEPSCOPE_TRY_ASSIGN(out.memory.device_type, read_integer(value, "args.Device Type"));
+      return Done{};
+    case ArgKey::kDeviceId:
+      STEPSCOPE_TRY_ASSIGN(out.memory.device_id, read_integer(value, "args.Device Id"));
+      return Done{};
+    case ArgKey::kName:
+      return read_metadata_name(value, out);
+    default:
+      break;
+  }
+  out.has_event_args = true;
+  switch (key) {
+    case ArgKey::kInputDims:
+      STEPSCOPE_TRY_ASSIGN(out.input_dims, read_raw(value, "args.Input Dims"));
+      break;
+    case ArgKey::kInputTypes:
+      STEPSCOPE_TRY_ASSIGN(out.input_types, read_raw(value, "args.Input type"));
+      break;
+    case ArgKey::kConcreteInputs:
+      STEPSCOPE_TRY_ASSIGN(out.concrete_inputs, read_raw(value, "args.Concrete Inputs"));
+      break;
+    case ArgKey::kBytes:
+      STEPSCOPE_TRY_ASSIGN(numeric.bytes, read_integer(value, "args.bytes"));
+      break;
+    case ArgKey::kBlocksPerSm:
+      STEPSCOPE_TRY_ASSIGN(numeric.blocks_per_sm, read_real(value, "args.blocks per SM"));
+      break;
+    case ArgKey::kOccupancy:
+      STEPSCOPE_TRY_ASSIGN(numeric.occupancy_percent,
+                           read_real(value, "args.est. achieved occupancy %"));
+      break;
+    case ArgKey::kWarpsPerSm:
+      STEPSCOPE_TRY_ASSIGN(numeric.warps_per_sm, read_real(value, "args.warps per SM"));
+      break;
+    case ArgKey::kGrid:
+      return read_triple(value, "args.grid", numeric.grid);
+    case ArgKey::kBlock:
+      return read_triple(value, "args.block", numeric.block);
+    case ArgKey::kRegisters:
+      STEPSCOPE_TRY_ASSIGN(integer, read_integer(value, "args.registers per thread"));
+      numeric.registers_per_thread = static_cast<std::int32_t>(integer);
+      break;
+    case ArgKey::kSharedMemory:
+      STEPSCOPE_TRY_ASSIGN(numeric.shared_memory, read_integer(value, "args.shared memory"));
+      break;
+    case ArgKey::kCollectiveName:
+      STEPSCOPE_TRY_ASSIGN(out.collective_name, read_string(value, "args.Collective name"));
+      break;
+    case ArgKey::kDtype:
+      STEPSCOPE_TRY_ASSIGN(out.dtype, read_string(value, "args.dtype"));
+      break;
+    case ArgKey::kProcessGroupName:
+      STEPSCOPE_TRY_ASSIGN(out.process_group_name, read_string(value, "args.Process Group Name"));
+      break;
+    case ArgKey::kInMsgNelems:
+      STEPSCOPE_TRY_ASSIGN(numeric.in_msg_nelems, read_integer(value, "args.In msg nelems"));
+      break;
+    case ArgKey::kOutMsgNelems:
+      STEPSCOPE_TRY_ASSIGN(numeric.out_msg_nelems, read_integer(value, "args.Out msg nelems"));
+      break;
+    case ArgKey::kGroupSize:
+      STEPSCOPE_TRY_ASSIGN(numeric.group_size, read_integer(value, "args.Group size"));
+      break;
+    default:
+      break;
+  }
+  return Done{};
+}
+
+// Other args are skipped here; they stay reachable through the event's byte range.
+Status read_args(od::object args, RawEvent& out) {
   for (auto field : args) {
     od::raw_json_string key;
     if (auto code = field.key().get(key)) return simdjson_failure("args", code);
+    const ArgKey which = classify_arg_key(key_text(key));
+    if (which == ArgKey::kOther) continue;  // On-Demand skips the unread value
     od::value value;
     if (auto code = field.value().get(value)) return simdjson_failure("args", code);
-    if (key.unsafe_is_equal("correlation")) {
-      STEPSCOPE_TRY_ASSIGN(out.correlation, read_integer(value, "args.correlation"));
-    } else if (key.unsafe_is_equal("External id") || key.unsafe_is_equal("external id")) {
-      STEPSCOPE_TRY_ASSIGN(out.external_id, read_integer(value, "args.External id"));
-    } else if (key.unsafe_is_equal("stream")) {
-      if (Status status = read_stream(value, out); !status) return status;
-    } else if (key.unsafe_is_equal("device")) {
-      STEPSCOPE_TRY_ASSIGN(out.device, read_integer(value, "args.device"));
-    } else if (key.unsafe_is_equal("Input Dims")) {
-      STEPSCOPE_TRY_ASSIGN(out.input_dims, read_raw(value, "args.Input Dims"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("Input type")) {
-      STEPSCOPE_TRY_ASSIGN(out.input_types, read_raw(value, "args.Input type"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("Concrete Inputs")) {
-      STEPSCOPE_TRY_ASSIGN(out.concrete_inputs, read_raw(value, "args.Concrete Inputs"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("bytes")) {
-      STEPSCOPE_TRY_ASSIGN(numeric.bytes, read_integer(value, "args.bytes"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("blocks per SM")) {
-      STEPSCOPE_TRY_ASSIGN(numeric.blocks_per_sm, read_real(value, "args.blocks per SM"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("est. achieved occupancy %")) {
-      STEPSCOPE_TRY_ASSIGN(numeric.occupancy_percent,
-                           read_real(value, "args.est. achieved occupancy %"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("warps per SM")) {
-      STEPSCOPE_TRY_ASSIGN(numeric.warps_per_sm, read_real(value, "args.warps per SM"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("grid")) {
-      if (Status s = read_triple(value, "args.grid", numeric.grid); !s) return s;
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("block")) {
-      if (Status s = read_triple(value, "args.block", numeric.block); !s) return s;
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("registers per thread")) {
-      std::int64_t registers = 0;
-      STEPSCOPE_TRY_ASSIGN(registers, read_integer(value, "args.registers per thread"));
-      numeric.registers_per_thread = static_cast<std::int32_t>(registers);
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("shared memory")) {
-      STEPSCOPE_TRY_ASSIGN(numeric.shared_memory, read_integer(value, "args.shared memory"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("Collective name")) {
-      STEPSCOPE_TRY_ASSIGN(out.collective_name, read_string(value, "args.Collective name"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("dtype")) {
-      STEPSCOPE_TRY_ASSIGN(out.dtype, read_string(value, "args.dtype"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("Process Group Name")) {
-      STEPSCOPE_TRY_ASSIGN(out.process_group_name,
-                           read_string(value, "args.Process Group Name"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("In msg nelems")) {
-      STEPSCOPE_TRY_ASSIGN(numeric.in_msg_nelems, read_integer(value, "args.In msg nelems"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("Out msg nelems")) {
-      STEPSCOPE_TRY_ASSIGN(numeric.out_msg_nelems, read_integer(value, "args.Out msg nelems"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("Group size")) {
-      STEPSCOPE_TRY_ASSIGN(numeric.group_size, read_integer(value, "args.Group size"));
-      out.has_event_args = true;
-    } else if (key.unsafe_is_equal("Addr")) {
-      std::int64_t address = 0;
-      std::uint64_t unsigned_address = 0;
-      if (!value.get_uint64().get(unsigned_address)) {
-        out.memory.address = unsigned_address;
-      } else {
-        STEPSCOPE_TRY_ASSIGN(address, read_integer(value, "args.Addr"));
-        out.memory.address = static_cast<std::uint64_t>(address);
-      }
-      out.memory.has_address = true;
-    } else if (key.unsafe_is_equal("Bytes")) {
-      STEPSCOPE_TRY_ASSIGN(out.memory.bytes, read_integer(value, "args.Bytes"));
-    } else if (key.unsafe_is_equal("Total Allocated")) {
-      STEPSCOPE_TRY_ASSIGN(out.memory.total_allocated,
-                           read_integer(value, "args.Total Allocated"));
-    } else if (key.unsafe_is_equal("Total Reserved")) {
-      STEPSCOPE_TRY_ASSIGN(out.memory.total_reserved, read_integer(value, "args.Total Reserved"));
-    } else if (key.unsafe_is_equal("Device Type")) {
-      STEPSCOPE_TRY_ASSIGN(out.memory.device_type, read_integer(value, "args.Device Type"));
-    } else if (key.unsafe_is_equal("Device Id")) {
-      STEPSCOPE_TRY_ASSIGN(out.memory.device_id, read_integer(value, "args.Device Id"));
-    } else if (key.unsafe_is_equal("name")) {
-      od::json_type type;
-      if (auto code = value.type().get(type)) return simdjson_failure("args.name", code);
-      if (type == od::json_type::string) {
-        STEPSCOPE_TRY_ASSIGN(out.metadata_name, read_string(value, "args.name"));
-      }
-    }
-    // Other args are skipped here; they stay reachable through the event's byte range.
+    if (Status status = read_arg(which, value, out); !status) return status;
   }
   return Done{};
 }

@@ -1,7 +1,8 @@
 #include "importers/kineto/linker.h"
 
-#include <unordered_map>
 #include <vector>
+
+#include "trace/flat_id_map.h"
 
 namespace stepscope::kineto {
 
@@ -27,18 +28,16 @@ void link_nesting(Trace& trace) {
 void link_launches(Trace& trace) {
   EventTable& e = trace.events;
   e.launcher.assign(e.size(), kNoEvent);
-  std::unordered_map<std::int64_t, EventIndex> call_by_correlation;
+  FlatIdMap call_by_correlation(e.size() / 4);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (is_launch_call(e.event_class[i]) && e.correlation[i] >= 0) {
-      call_by_correlation.try_emplace(e.correlation[i], i);
+      call_by_correlation.find_or_insert(e.correlation[i], i);
     }
   }
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const EventClass c = e.event_class[i];
     if ((!is_device_activity(c) && c != EventClass::kGpuSync) || e.correlation[i] < 0) continue;
-    if (auto found = call_by_correlation.find(e.correlation[i]); found != call_by_correlation.end()) {
-      e.launcher[i] = found->second;
-    }
+    e.launcher[i] = call_by_correlation.find(e.correlation[i]);
   }
 }
 
@@ -69,23 +68,22 @@ void link_owners(Trace& trace) {
   EventTable& e = trace.events;
   e.owner_op.assign(e.size(), kNoEvent);
   const bool use_external_id = !trace.stats.external_id_is_correlation;
-  std::unordered_map<std::int64_t, EventIndex> op_by_external_id;
+  FlatIdMap op_by_external_id(use_external_id ? e.size() / 4 : 0);
   if (use_external_id) {
     for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
       if (!is_op_like(e.event_class[i]) || e.external_id[i] < 0) continue;
       // Later (inner) events win; an op wins over an annotation with the same id.
-      auto [entry, inserted] = op_by_external_id.try_emplace(e.external_id[i], i);
-      if (!inserted && (e.event_class[i] == EventClass::kOp ||
-                        e.event_class[entry->second] != EventClass::kOp)) {
-        entry->second = i;
+      EventIndex& stored = op_by_external_id.find_or_insert(e.external_id[i], i);
+      if (e.event_class[i] == EventClass::kOp || e.event_class[stored] != EventClass::kOp) {
+        stored = i;
       }
     }
   }
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_device_activity(e.event_class[i])) continue;
     if (use_external_id && e.external_id[i] >= 0) {
-      if (auto found = op_by_external_id.find(e.external_id[i]); found != op_by_external_id.end()) {
-        e.owner_op[i] = found->second;
+      if (const EventIndex op = op_by_external_id.find(e.external_id[i]); op != kNoEvent) {
+        e.owner_op[i] = op;
         continue;
       }
     }
