@@ -17,7 +17,7 @@ struct AnalyzeArguments {
   bool quiet = false;
   bool skip_bad = false;
   std::string mode = "native";
-  unsigned threads = 2;
+  unsigned threads = 0;  // 0: by input size
   bool group_by_input_shape = false;
   bool no_hta_rounding = false;
 };

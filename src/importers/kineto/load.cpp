@@ -30,14 +30,23 @@ std::string explain_not_a_trace(const kineto::TopLevelFields& top) {
   return message;
 }
 
+constexpr std::uint64_t kParallelFromBytes = 128ULL << 20;
+
+std::uint64_t expected_decompressed_bytes(const io::ByteSource& source) {
+  constexpr std::uint64_t kCompressionRatio = 12;
+  return source.raw_bytes_total() * (source.is_compressed() ? kCompressionRatio : 1);
+}
+
+unsigned effective_threads(const LoadOptions& options, const io::ByteSource& source) {
+  if (options.threads != 0) return options.threads;
+  return expected_decompressed_bytes(source) >= kParallelFromBytes ? 2 : 1;
+}
+
 // An upper estimate: profiler events take at least ~100 bytes of JSON, and gzip compresses trace
 // JSON about ten times.
 std::size_t expected_events(const io::ByteSource& source) {
   constexpr std::uint64_t kMinEventBytes = 100;
-  constexpr std::uint64_t kCompressionRatio = 12;
-  const std::uint64_t decompressed =
-      source.raw_bytes_total() * (source.is_compressed() ? kCompressionRatio : 1);
-  return static_cast<std::size_t>(decompressed / kMinEventBytes + 1024);
+  return static_cast<std::size_t>(expected_decompressed_bytes(source) / kMinEventBytes + 1024);
 }
 
 Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
@@ -51,8 +60,8 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
     if (options.progress) options.progress(source.raw_bytes_consumed(), source.raw_bytes_total());
   };
   // With two threads: one splits (and inflates), one parses, and this one builds.
-  Status status = options.threads >= 2
-                      ? kineto::run_parallel(splitter, builder, options.threads - 1, tick)
+  const unsigned threads = effective_threads(options, source);
+  Status status = threads >= 2 ? kineto::run_parallel(splitter, builder, threads - 1, tick)
                       : kineto::run_sequential(splitter, builder, tick);
   auto fail = [&name](Error error) {
     error.file = name;
