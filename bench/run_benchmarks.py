@@ -91,10 +91,11 @@ def find_stepscope(explicit: str | None) -> str:
     raise SystemExit("no stepscope binary: pip install . or build with CMake into build/")
 
 
-def analyze(stepscope: str, trace: Path, threads: int = 2) -> list[str]:
-    # All default figures, written as JSON, as a user would run it.
-    return [stepscope, "analyze", str(trace), "--quiet", "--json", os.devnull,
-            "--threads", str(threads)]
+def analyze(stepscope: str, trace: Path, threads: int | None = None) -> list[str]:
+    # All default figures, written as JSON, as a user would run it; threads by input size
+    # unless a test asks for a number.
+    command = [stepscope, "analyze", str(trace), "--quiet", "--json", os.devnull]
+    return command + (["--threads", str(threads)] if threads else [])
 
 
 def hta(trace: Path, out: Path) -> list[str]:
