@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <optional>
 #include <unordered_set>
 
+#include "analysis/tb_event_types.h"
 #include "analysis/tb_time.h"
 #include "stepscope/analysis/kernel_class.h"
 #include "stepscope/intervals.h"
@@ -26,14 +26,6 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
-
-bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == y;
-         });
-}
-
-bool is_profiler_step_name(std::string_view name) { return starts_with(name, "ProfilerStep#"); }
 
 bool is_data_loader_name(std::string_view name) {
   return (starts_with(name, "enumerate(DataLoader)#") && ends_with(name, ".__next__")) ||
@@ -69,29 +61,6 @@ bool is_sync_call_name(std::string_view name) {
   return copy && name.find("Async") == name.npos;
 }
 
-// The `python` category of old traces; `python_function` belongs to no role.
-bool is_legacy_python(const Trace& trace, EventIndex i) {
-  return trace.events.event_class[i] == EventClass::kPython &&
-         equals_ignoring_case(trace.strings.view(trace.events.category[i]), "python");
-}
-
-// tb_plugin trace.py `EventTypeMap`: only these runtime categories are Runtime.
-bool is_tb_runtime_category(std::string_view category) {
-  static constexpr std::array<std::string_view, 6> kRuntimes = {
-      "runtime",      "cuda_runtime", "mtia_runtime",
-      "glow_runtime", "xpu_runtime",  "privateuse1_runtime"};
-  return std::any_of(kRuntimes.begin(), kRuntimes.end(),
-                     [&](std::string_view known) { return equals_ignoring_case(category, known); });
-}
-
-// Host events tb_plugin builds operator nodes from (its Python, Operator and user-annotation
-// types; gpu_user_annotation maps to the latter).
-bool is_tb_host_op(const Trace& trace, EventIndex i) {
-  const EventClass c = trace.events.event_class[i];
-  return c == EventClass::kOp || c == EventClass::kAnnotation || c == EventClass::kGpuAnnotation ||
-         is_legacy_python(trace, i);
-}
-
 struct RoleSets {
   std::array<std::vector<Interval>, kRolesBeforeOther> intervals;
   std::vector<Interval> sync_calls;  // native: blocking runtime calls
@@ -112,7 +81,7 @@ void add_tb(RoleSets& sets, StepRole role, const EventTable& e, EventIndex i) {
 std::unordered_set<std::int64_t> tb_communication_external_ids(const Trace& trace) {
   std::unordered_set<std::int64_t> ids;
   for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    if (is_tb_host_op(trace, i) && is_tb_communication_op_name(trace.name_of(i))) {
+    if (tb::is_host_node(trace, i) && is_tb_communication_op_name(trace.name_of(i))) {
       ids.insert(trace.events.external_id[i]);
     }
   }
@@ -143,17 +112,15 @@ RoleSets tb_role_sets(const Trace& trace) {
     } else if (c == EventClass::kMemset) {
       add_tb(sets, StepRole::kMemset, e, i);
     } else if (c == EventClass::kRuntime) {
-      if (is_tb_runtime_category(trace.strings.view(e.category[i]))) {
-        add_tb(sets, StepRole::kRuntime, e, i);
-      }
+      if (tb::is_runtime(trace, i)) add_tb(sets, StepRole::kRuntime, e, i);
     } else if (c == EventClass::kDriver) {
       driver = true;
-    } else if (is_tb_host_op(trace, i)) {
+    } else if (tb::is_host_node(trace, i)) {
       gpu_annotation |= c == EventClass::kGpuAnnotation;
       // Operator and annotation types only: a legacy `python` DataLoader event is CPU Exec.
-      if (!is_legacy_python(trace, i) && is_data_loader_name(name)) {
+      if (!tb::is_legacy_python(trace, i) && is_data_loader_name(name)) {
         add_tb(sets, StepRole::kDataLoader, e, i);
-      } else if (is_legacy_python(trace, i) || !is_profiler_step_name(name)) {
+      } else if (tb::is_legacy_python(trace, i) || !tb::is_profiler_step_name(name)) {
         add_tb(sets,
                is_tb_communication_op_name(name) ? StepRole::kCommunication : StepRole::kCpuExec, e,
                i);
@@ -208,10 +175,10 @@ RoleSets native_role_sets(const Trace& trace) {
       add(sets, StepRole::kRuntime, e, i);
       if (is_sync_call_name(name)) sets.sync_calls.push_back({e.start_ns[i], e.end_ns(i)});
     } else if (c == EventClass::kOp || c == EventClass::kAnnotation) {
-      if (is_profiler_step_name(name)) continue;
+      if (tb::is_profiler_step_name(name)) continue;
       // Host spans of collectives are CPU time; their device time is Communication above.
       add(sets, is_data_loader_name(name) ? StepRole::kDataLoader : StepRole::kCpuExec, e, i);
-    } else if (is_legacy_python(trace, i)) {
+    } else if (tb::is_legacy_python(trace, i)) {
       add(sets, StepRole::kCpuExec, e, i);
     }
   }
