@@ -1,0 +1,282 @@
+// Training phases per step (see phases.h for the rules and why they are what they are).
+#include "stepscope/analysis/phases.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <unordered_set>
+
+#include "stepscope/intervals.h"
+
+namespace stepscope {
+
+namespace {
+
+constexpr std::string_view kBackwardRootPrefix = "autograd::engine::evaluate_function:";
+constexpr std::array<Phase, 4> kPriority = {Phase::kDataLoading, Phase::kOptimizer,
+                                            Phase::kBackward, Phase::kForward};
+constexpr std::int8_t kNoPhase = -1;
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::size_t index(Phase phase) { return static_cast<std::size_t>(phase); }
+
+// `## forward ##` and the like. Only a leading keyword counts, so that names such as
+// `## all2all_data:lengths ##` are not taken for data loading.
+std::optional<Phase> explicit_marker_phase(std::string_view name) {
+  if (name.size() < 4 || !starts_with(name, "##") || !ends_with(name, "##")) return std::nullopt;
+  std::string inner;
+  for (char c : name.substr(2, name.size() - 4)) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      inner.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
+  auto leads = [&inner](std::string_view word) { return starts_with(inner, word); };
+  if (leads("forward") || leads("fwd")) return Phase::kForward;
+  if (leads("backward") || leads("bwd")) return Phase::kBackward;
+  if (leads("optim")) return Phase::kOptimizer;
+  if (leads("dataloader") || leads("dataloading") || leads("loaddata")) return Phase::kDataLoading;
+  return std::nullopt;
+}
+
+bool is_data_loader_name(std::string_view name) {
+  return (starts_with(name, "enumerate(DataLoader)#") && ends_with(name, ".__next__")) ||
+         starts_with(name, "enumerate(DataPipe)#");
+}
+
+bool is_op_or_annotation(EventClass c) {
+  return c == EventClass::kOp || c == EventClass::kAnnotation;
+}
+
+// The outermost evaluate_function op: nested ones are part of the same backward node.
+bool is_backward_root(const Trace& trace, EventIndex i) {
+  if (!starts_with(trace.name_of(i), kBackwardRootPrefix)) return false;
+  for (EventIndex at = trace.events.parent[i]; at != kNoEvent; at = trace.events.parent[at]) {
+    if (starts_with(trace.name_of(at), kBackwardRootPrefix)) return false;
+  }
+  return true;
+}
+
+std::optional<Phase> marker_phase(const Trace& trace, EventIndex i) {
+  const EventClass c = trace.events.event_class[i];
+  if (!is_op_or_annotation(c)) return std::nullopt;  // gpu_user_annotation copies excluded
+  const std::string_view name = trace.name_of(i);
+  if (is_data_loader_name(name)) return Phase::kDataLoading;
+  if (starts_with(name, "Optimizer.step#") || starts_with(name, "Optimizer.zero_grad#")) {
+    return Phase::kOptimizer;
+  }
+  if (c == EventClass::kAnnotation) {
+    if (const std::optional<Phase> phase = explicit_marker_phase(name)) return phase;
+  }
+  if (is_backward_root(trace, i)) return Phase::kBackward;
+  return std::nullopt;
+}
+
+struct Markers {
+  std::vector<std::int8_t> phase;  // per event, kNoPhase when it is no marker
+  std::unordered_set<std::uint32_t> backward_threads;
+};
+
+// Threads that run backward roots but no profiler step: autograd's device threads.
+std::unordered_set<std::uint32_t> backward_threads(const Trace& trace, const Markers& markers,
+                                                   const std::vector<const Step*>& kept) {
+  std::unordered_set<std::uint32_t> step_threads;
+  for (const Step* step : kept) {
+    if (step->event != kNoEvent) step_threads.insert(trace.events.thread[step->event]);
+  }
+  std::unordered_set<std::uint32_t> threads;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    if (markers.phase[i] == static_cast<std::int8_t>(Phase::kBackward) &&
+        starts_with(trace.name_of(i), kBackwardRootPrefix) &&
+        !step_threads.contains(trace.events.thread[i])) {
+      threads.insert(trace.events.thread[i]);
+    }
+  }
+  return threads;
+}
+
+Markers find_markers(const Trace& trace, const std::vector<const Step*>& kept) {
+  const EventTable& e = trace.events;
+  Markers markers;
+  markers.phase.assign(e.size(), kNoPhase);
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (const std::optional<Phase> phase = marker_phase(trace, i)) {
+      markers.phase[i] = static_cast<std::int8_t>(*phase);
+    }
+  }
+  markers.backward_threads = backward_threads(trace, markers, kept);
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (markers.phase[i] == kNoPhase && e.parent[i] == kNoEvent &&
+        is_nested_host_event(e.event_class[i]) && markers.backward_threads.contains(e.thread[i])) {
+      markers.phase[i] = static_cast<std::int8_t>(Phase::kBackward);
+    }
+  }
+  return markers;
+}
+
+// Events that start inside [start, end): the table is sorted by start time.
+std::pair<EventIndex, EventIndex> starting_within(const EventTable& e, std::int64_t start,
+                                                  std::int64_t end) {
+  const auto first = std::lower_bound(e.start_ns.begin(), e.start_ns.end(), start);
+  const auto last = std::lower_bound(first, e.start_ns.end(), end);
+  return {static_cast<EventIndex>(first - e.start_ns.begin()),
+          static_cast<EventIndex>(last - e.start_ns.begin())};
+}
+
+// Without a `## forward ##` marker, forward is the step's top-level ops that start before its
+// first backward marker and carry no other phase (in an inference step: all of them).
+bool infer_forward(const Trace& trace, const Step& step, Markers& markers) {
+  const EventTable& e = trace.events;
+  const auto [first, last] = starting_within(e, step.host_start_ns, step.host_end_ns);
+  std::int64_t first_backward = step.host_end_ns;
+  for (EventIndex i = first; i < last; ++i) {
+    if (markers.phase[i] == static_cast<std::int8_t>(Phase::kForward)) return false;  // explicit
+    if (markers.phase[i] == static_cast<std::int8_t>(Phase::kBackward)) {
+      first_backward = std::min(first_backward, e.start_ns[i]);
+    }
+  }
+  bool inferred = false;
+  for (EventIndex i = first; i < last; ++i) {
+    if (e.parent[i] != step.event || !is_op_or_annotation(e.event_class[i])) continue;
+    if (markers.phase[i] != kNoPhase || e.start_ns[i] >= first_backward) continue;
+    markers.phase[i] = static_cast<std::int8_t>(Phase::kForward);
+    inferred = true;
+  }
+  return inferred;
+}
+
+// Host spans by phase, then the priority subtraction over the kept steps.
+std::array<IntervalSet, kPhaseCount> host_costs(const Trace& trace, const Markers& markers,
+                                                const IntervalSet& steps) {
+  std::array<std::vector<Interval>, kPhaseCount> spans;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    if (markers.phase[i] == kNoPhase) continue;
+    spans[static_cast<std::size_t>(markers.phase[i])].push_back(
+        {trace.events.start_ns[i], trace.events.end_ns(i)});
+  }
+  std::array<IntervalSet, kPhaseCount> costs;
+  IntervalSet free = steps;
+  for (Phase phase : kPriority) {
+    costs[index(phase)] =
+        free.intersect(IntervalSet::from_unsorted(std::move(spans[index(phase)])));
+    free = free.subtract(costs[index(phase)]);
+  }
+  costs[index(Phase::kOther)] = std::move(free);
+  return costs;
+}
+
+// The innermost marker around the launch call (else around the owning op); a call on a backward
+// thread outside any marker is backward work.
+Phase device_phase(const Trace& trace, const Markers& markers, EventIndex activity) {
+  const EventTable& e = trace.events;
+  const EventIndex start =
+      e.launcher[activity] != kNoEvent ? e.launcher[activity] : e.owner_op[activity];
+  if (start == kNoEvent) return Phase::kOther;
+  for (EventIndex at = start; at != kNoEvent; at = e.parent[at]) {
+    if (markers.phase[at] != kNoPhase) return static_cast<Phase>(markers.phase[at]);
+  }
+  return markers.backward_threads.contains(e.thread[start]) ? Phase::kBackward : Phase::kOther;
+}
+
+std::array<IntervalSet, kPhaseCount> device_sets(const Trace& trace, const Markers& markers) {
+  std::array<std::vector<Interval>, kPhaseCount> spans;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    if (!is_device_activity(trace.events.event_class[i])) continue;
+    spans[index(device_phase(trace, markers, i))].push_back(
+        {trace.events.start_ns[i], trace.events.end_ns(i)});
+  }
+  std::array<IntervalSet, kPhaseCount> sets;
+  for (std::size_t p = 0; p < kPhaseCount; ++p) {
+    sets[p] = IntervalSet::from_unsorted(std::move(spans[p]));
+  }
+  return sets;
+}
+
+std::int64_t rounded_mean(std::int64_t sum, std::int64_t count) {
+  return (sum + count / 2) / count;
+}
+
+void finish_totals(PhasesResult& result) {
+  for (const StepPhases& step : result.steps) {
+    for (std::size_t p = 0; p < kPhaseCount; ++p) {
+      result.sum.host_ns[p] += step.times.host_ns[p];
+      result.sum.device_ns[p] += step.times.device_ns[p];
+    }
+    result.sum.step_ns += step.times.step_ns;
+  }
+  const auto n = static_cast<std::int64_t>(result.steps.size());
+  for (std::size_t p = 0; p < kPhaseCount; ++p) {
+    result.mean.host_ns[p] = rounded_mean(result.sum.host_ns[p], n);
+    result.mean.device_ns[p] = rounded_mean(result.sum.device_ns[p], n);
+  }
+  result.mean.step_ns = rounded_mean(result.sum.step_ns, n);
+}
+
+}  // namespace
+
+std::string_view to_string(Phase phase) {
+  switch (phase) {
+    case Phase::kForward:
+      return "forward";
+    case Phase::kBackward:
+      return "backward";
+    case Phase::kOptimizer:
+      return "optimizer";
+    case Phase::kDataLoading:
+      return "data_loading";
+    case Phase::kOther:
+      return "other";
+  }
+  return "unknown";
+}
+
+PhasesResult compute_phases(const Trace& trace, const StepsResult& steps,
+                            const AnalysisOptions& options) {
+  PhasesResult result;
+  result.mode = options.mode == Mode::kCompatTb ? Mode::kCompatTb : Mode::kNative;
+  const std::vector<const Step*> kept = steps.kept();
+  if (kept.empty()) {
+    result.not_applicable_reason = "no kept steps";
+    return result;
+  }
+  result.applicable = true;
+  Markers markers = find_markers(trace, kept);
+  for (std::int8_t phase : markers.phase) {
+    if (phase != kNoPhase) ++result.markers[static_cast<std::size_t>(phase)];
+  }
+  std::vector<Interval> spans;
+  for (const Step* step : kept) {
+    StepPhases row{step->number, step->start_ns, step->end_ns, {}, false};
+    if (step->event != kNoEvent) row.forward_inferred = infer_forward(trace, *step, markers);
+    result.steps.push_back(row);
+    spans.push_back({step->start_ns, step->end_ns});
+  }
+  const std::array<IntervalSet, kPhaseCount> host =
+      host_costs(trace, markers, IntervalSet::from_unsorted(spans));
+  const std::array<IntervalSet, kPhaseCount> device = device_sets(trace, markers);
+  for (StepPhases& row : result.steps) {
+    const Interval span{row.start_ns, row.end_ns};
+    for (std::size_t p = 0; p < kPhaseCount; ++p) {
+      row.times.host_ns[p] = host[p].measure_within(span);
+      row.times.device_ns[p] = device[p].measure_within(span);
+    }
+    row.times.step_ns = span.length();
+  }
+  finish_totals(result);
+  if (!markers.backward_threads.empty()) {
+    result.notes.push_back("backward threads: " + std::to_string(markers.backward_threads.size()) +
+                           "; their top-level ops count as backward");
+  }
+  if (std::all_of(result.markers.begin(), result.markers.end(), [](auto n) { return n == 0; })) {
+    result.notes.emplace_back("no phase markers in the trace: all step time is `other`");
+  }
+  return result;
+}
+
+}  // namespace stepscope

@@ -1,0 +1,60 @@
+#include "analysis/tensor_core_names.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace stepscope {
+
+namespace {
+
+constexpr std::array<std::string_view, 18> kTbPatterns = {
+    "h884",
+    "s884",
+    "h1688",
+    "s1688",
+    "hmma",
+    "i8816",
+    "16816",
+    "dgrad_1x1_stride_2x2",
+    "first_layer_wgrad_kernel",
+    "conv1x1",
+    "conv2d_c1_k1",
+    "direct_group",
+    "xmma_implicit_gemm",
+    "xmma_sparse_conv",
+    "xmma_warp_specialized_implicit_gemm",
+    "xmma_gemm",
+    "xmma_sparse_gemm",
+    "c1688",
+};
+
+// Lower case; "wgmma" before "gmma" so that the more specific rule is the one reported.
+constexpr std::array<std::string_view, 7> kExtendedPatterns = {"tensorop", "wgmma", "gmma", "nvjet",
+                                                               "xmma",     "fmha",  "flash"};
+
+bool contains_ignoring_case(std::string_view text, std::string_view lower_needle) {
+  return std::search(text.begin(), text.end(), lower_needle.begin(), lower_needle.end(),
+                     [](char a, char b) {
+                       return std::tolower(static_cast<unsigned char>(a)) == b;
+                     }) != text.end();
+}
+
+}  // namespace
+
+std::optional<TensorCoreMatch> match_tb_tensor_core(std::string_view kernel_name) {
+  for (std::string_view pattern : kTbPatterns) {
+    if (kernel_name.find(pattern) != std::string_view::npos) return TensorCoreMatch{pattern, false};
+  }
+  return std::nullopt;
+}
+
+std::optional<TensorCoreMatch> match_tensor_core(std::string_view kernel_name) {
+  if (std::optional<TensorCoreMatch> tb = match_tb_tensor_core(kernel_name)) return tb;
+  for (std::string_view pattern : kExtendedPatterns) {
+    if (contains_ignoring_case(kernel_name, pattern)) return TensorCoreMatch{pattern, true};
+  }
+  return std::nullopt;
+}
+
+}  // namespace stepscope

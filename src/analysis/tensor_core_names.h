@@ -1,0 +1,21 @@
+// Which kernel names run on tensor cores (metrics.md §10.4): tb_plugin's list
+// (`profiler/tensor_core.py@041e7ce9` `TC_Allowlist`), and stepscope's heuristic extension for
+// kernels newer than that list (Hopper gmma/nvjet, CUTLASS tensorop, flash attention).
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace stepscope {
+
+struct TensorCoreMatch {
+  std::string_view pattern;
+  bool extended = false;
+};
+
+// tb_plugin's rule: the name contains one of its substrings (case-sensitive).
+[[nodiscard]] std::optional<TensorCoreMatch> match_tb_tensor_core(std::string_view kernel_name);
+// tb_plugin's list first, then the extension (case-insensitive).
+[[nodiscard]] std::optional<TensorCoreMatch> match_tensor_core(std::string_view kernel_name);
+
+}  // namespace stepscope

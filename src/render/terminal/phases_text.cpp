@@ -1,0 +1,61 @@
+#include "render/terminal/phases_text.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "render/text_format.h"
+
+namespace stepscope::render {
+
+namespace {
+
+std::string step_table(const PhasesResult& phases, int top) {
+  TextTable table;
+  table.add_column("step");
+  for (std::size_t p = 0; p < kPhaseCount; ++p) {
+    table.add_column(std::string(to_string(static_cast<Phase>(p))) + " (host)");
+  }
+  table.add_column("forward", true);
+  const std::size_t limit = static_cast<std::size_t>(std::max(top, 1));
+  for (std::size_t i = 0; i < phases.steps.size() && i < limit; ++i) {
+    const StepPhases& step = phases.steps[i];
+    std::vector<std::string> cells = {fmt::format("#{}", step.step_number)};
+    for (std::int64_t ns : step.times.host_ns) cells.push_back(format_ms(ns));
+    cells.emplace_back(step.forward_inferred ? "inferred" : "marked");
+    table.add_row(std::move(cells));
+  }
+  return table.render();
+}
+
+}  // namespace
+
+std::string render_text(const PhasesResult& phases, int top) {
+  std::string out = heading("Training phases");
+  if (!phases.applicable) {
+    return out + "  not applicable: " + printable(phases.not_applicable_reason) + "\n";
+  }
+  out += fmt::format(
+      "  mean over {} kept steps; host time by priority data loading > optimizer "
+      "> backward > forward; device time launched from each phase\n",
+      phases.steps.size());
+  TextTable table;
+  table.add_column("phase", true);
+  table.add_column("host time");
+  table.add_column("share");
+  table.add_column("device time");
+  const PhaseTimes& mean = phases.mean;
+  for (std::size_t p = 0; p < kPhaseCount; ++p) {
+    const double share =
+        mean.step_ns > 0 ? static_cast<double>(mean.host_ns[p]) / static_cast<double>(mean.step_ns)
+                         : 0.0;
+    table.add_row({std::string(to_string(static_cast<Phase>(p))), format_duration(mean.host_ns[p]),
+                   format_percent(share), format_duration(mean.device_ns[p])});
+  }
+  out += table.render();
+  out += step_table(phases, top);
+  for (const std::string& note : phases.notes) out += "  note: " + printable(note, 200) + "\n";
+  return out;
+}
+
+}  // namespace stepscope::render

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <string>
+
+#include "stepscope/analysis/phases.h"
+
+namespace stepscope::render {
+
+// A heading and one row per phase: mean host time, its share of the step, mean device time.
+std::string render_text(const PhasesResult& phases, int top);
+
+}  // namespace stepscope::render
