@@ -1,4 +1,7 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
+#include "render/json/gpu_metrics_json.h"
+#include "render/json/phases_json.h"
+#include "render/json/step_breakdown_json.h"
 #include "render/json/steps_json.h"
 #include "render/json_writer.h"
 #include "report/report_model.h"
@@ -63,6 +66,12 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.steps);
   json.key("step_time");
   render::write_json(json, rank.step_time);
+  json.key("step_breakdown");
+  render::write_json(json, rank.step_breakdown);
+  json.key("phases");
+  render::write_json(json, rank.phases);
+  json.key("gpu_metrics");
+  render::write_json(json, rank.gpu_metrics);
   json.end_object();
 }
 

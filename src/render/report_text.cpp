@@ -1,6 +1,9 @@
 // The compact terminal report of `stepscope analyze`.
 #include <fmt/core.h>
 
+#include "render/terminal/gpu_metrics_text.h"
+#include "render/terminal/phases_text.h"
+#include "render/terminal/step_breakdown_text.h"
 #include "render/terminal/steps_text.h"
 #include "render/text_format.h"
 #include "report/report_model.h"
@@ -54,6 +57,9 @@ std::string render_text(const Report& report, int top) {
     out += rank_header(rank);
     out += skipped_events(*rank.trace);
     out += render::render_text(rank.steps, rank.step_time, top);
+    out += render::render_text(rank.step_breakdown, top);
+    out += render::render_text(rank.phases, top);
+    out += render::render_text(rank.gpu_metrics, top);
   }
   return out;
 }

@@ -15,6 +15,9 @@ RankReport analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   rank.trace = &trace;
   rank.steps = find_steps(trace, options);
   rank.step_time = step_time_statistics(rank.steps);
+  rank.step_breakdown = compute_step_breakdown(trace, rank.steps, options);
+  rank.phases = compute_phases(trace, rank.steps, options);
+  rank.gpu_metrics = compute_gpu_metrics(trace, rank.steps, options);
   return rank;
 }
 

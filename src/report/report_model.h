@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "stepscope/analysis/gpu_metrics.h"
+#include "stepscope/analysis/phases.h"
+#include "stepscope/analysis/step_breakdown.h"
 #include "stepscope/analysis/steps.h"
 #include "stepscope/load.h"
 #include "stepscope/report.h"
@@ -15,6 +18,9 @@ struct RankReport {
   const Trace* trace = nullptr;  // owned by Report::traces
   StepsResult steps;
   StepTimeStats step_time;
+  StepBreakdownResult step_breakdown;
+  PhasesResult phases;
+  GpuMetricsResult gpu_metrics;
 };
 
 struct Report {
