@@ -52,7 +52,7 @@ void write_devices(JsonWriter& json, const Trace& trace) {
 }
 
 void write_rank(JsonWriter& json, const RankReport& rank) {
-  const Trace& trace = *rank.trace;
+  const Trace& trace = *rank.analyses.trace;
   json.begin_object();
   json.field("rank", trace.rank);
   json.field("rank_source", to_string(trace.rank_source));
@@ -63,15 +63,15 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   json.key("import");
   write_import(json, trace);
   json.key("steps");
-  render::write_json(json, rank.steps);
+  render::write_json(json, rank.analyses.steps);
   json.key("step_time");
-  render::write_json(json, rank.step_time);
+  render::write_json(json, rank.analyses.step_time);
   json.key("step_breakdown");
-  render::write_json(json, rank.step_breakdown);
+  render::write_json(json, rank.analyses.step_breakdown);
   json.key("phases");
-  render::write_json(json, rank.phases);
+  render::write_json(json, rank.analyses.phases);
   json.key("gpu_metrics");
-  render::write_json(json, rank.gpu_metrics);
+  render::write_json(json, rank.analyses.gpu_metrics);
   json.end_object();
 }
 

@@ -17,7 +17,7 @@ using render::format_count;
 using render::printable;
 
 std::string rank_header(const RankReport& rank) {
-  const Trace& trace = *rank.trace;
+  const Trace& trace = *rank.analyses.trace;
   std::string device;
   if (!trace.devices.empty()) {
     device = fmt::format(", {} × {}", trace.devices.size(), printable(trace.devices.front().name, 40));
@@ -55,11 +55,11 @@ std::string render_text(const Report& report, int top) {
   for (const std::string& note : report.traces.notes) out += "note: " + printable(note, 200) + "\n";
   for (const RankReport& rank : report.ranks) {
     out += rank_header(rank);
-    out += skipped_events(*rank.trace);
-    out += render::render_text(rank.steps, rank.step_time, top);
-    out += render::render_text(rank.step_breakdown, top);
-    out += render::render_text(rank.phases, top);
-    out += render::render_text(rank.gpu_metrics, top);
+    out += skipped_events(*rank.analyses.trace);
+    out += render::render_text(rank.analyses.steps, rank.analyses.step_time, top);
+    out += render::render_text(rank.analyses.step_breakdown, top);
+    out += render::render_text(rank.analyses.phases, top);
+    out += render::render_text(rank.analyses.gpu_metrics, top);
   }
   return out;
 }

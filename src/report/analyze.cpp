@@ -10,9 +10,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-RankReport analyze_rank(const Trace& trace, const AnalysisOptions& options) {
-  RankReport rank;
+}  // namespace
+
+RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
+  RankAnalyses rank;
   rank.trace = &trace;
+  rank.options = options;
   rank.steps = find_steps(trace, options);
   rank.step_time = step_time_statistics(rank.steps);
   rank.step_breakdown = compute_step_breakdown(trace, rank.steps, options);
@@ -20,8 +23,6 @@ RankReport analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   rank.gpu_metrics = compute_gpu_metrics(trace, rank.steps, options);
   return rank;
 }
-
-}  // namespace
 
 void ReportDeleter::operator()(Report* report) const { delete report; }
 
@@ -35,7 +36,7 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
   report->load_seconds = seconds_since(load_start);
   const auto analysis_start = std::chrono::steady_clock::now();
   for (const Trace& trace : report->traces.ranks) {
-    report->ranks.push_back(analyze_rank(trace, request.analysis));
+    report->ranks.push_back(RankReport{analyze_rank(trace, request.analysis)});
   }
   report->analysis_seconds = seconds_since(analysis_start);
   return report;

@@ -5,22 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "stepscope/analysis/gpu_metrics.h"
-#include "stepscope/analysis/phases.h"
-#include "stepscope/analysis/step_breakdown.h"
-#include "stepscope/analysis/steps.h"
+#include "stepscope/analysis/rank_analyses.h"
 #include "stepscope/load.h"
 #include "stepscope/report.h"
 
 namespace stepscope {
 
+// The trace behind `analyses.trace` is owned by Report::traces.
 struct RankReport {
-  const Trace* trace = nullptr;  // owned by Report::traces
-  StepsResult steps;
-  StepTimeStats step_time;
-  StepBreakdownResult step_breakdown;
-  PhasesResult phases;
-  GpuMetricsResult gpu_metrics;
+  RankAnalyses analyses;
 };
 
 struct Report {

@@ -1,0 +1,25 @@
+// Every analysis result of one rank, computed once and read by the diagnosis and the renderers.
+#pragma once
+
+#include "stepscope/analysis/gpu_metrics.h"
+#include "stepscope/analysis/phases.h"
+#include "stepscope/analysis/step_breakdown.h"
+#include "stepscope/analysis/steps.h"
+#include "stepscope/trace.h"
+
+namespace stepscope {
+
+struct RankAnalyses {
+  const Trace* trace = nullptr;
+  AnalysisOptions options;
+  StepsResult steps;
+  StepTimeStats step_time;
+  StepBreakdownResult step_breakdown;
+  PhasesResult phases;
+  GpuMetricsResult gpu_metrics;
+};
+
+// Runs every analysis on one rank.
+RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options);
+
+}  // namespace stepscope
