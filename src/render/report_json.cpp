@@ -1,4 +1,5 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
+#include "render/json/diagnosis_json.h"
 #include "render/json/gpu_metrics_json.h"
 #include "render/json/phases_json.h"
 #include "render/json/step_breakdown_json.h"
@@ -60,6 +61,8 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   if (trace.distributed.world_size >= 0) json.field("world_size", trace.distributed.world_size);
   json.key("devices");
   write_devices(json, trace);
+  json.key("diagnosis");
+  render::write_json(json, rank.diagnosis);
   json.key("import");
   write_import(json, trace);
   json.key("steps");

@@ -1,6 +1,7 @@
 // The compact terminal report of `stepscope analyze`.
 #include <fmt/core.h>
 
+#include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
 #include "render/terminal/phases_text.h"
 #include "render/terminal/step_breakdown_text.h"
@@ -56,6 +57,7 @@ std::string render_text(const Report& report, int top) {
   for (const RankReport& rank : report.ranks) {
     out += rank_header(rank);
     out += skipped_events(*rank.analyses.trace);
+    out += render::render_text(rank.diagnosis, top);
     out += render::render_text(rank.analyses.steps, rank.analyses.step_time, top);
     out += render::render_text(rank.analyses.step_breakdown, top);
     out += render::render_text(rank.analyses.phases, top);

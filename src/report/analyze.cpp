@@ -36,7 +36,9 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
   report->load_seconds = seconds_since(load_start);
   const auto analysis_start = std::chrono::steady_clock::now();
   for (const Trace& trace : report->traces.ranks) {
-    report->ranks.push_back(RankReport{analyze_rank(trace, request.analysis)});
+    RankReport rank{analyze_rank(trace, request.analysis), {}};
+    rank.diagnosis = diagnose(rank.analyses);
+    report->ranks.push_back(std::move(rank));
   }
   report->analysis_seconds = seconds_since(analysis_start);
   return report;

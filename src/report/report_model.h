@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "stepscope/analysis/rank_analyses.h"
+#include "stepscope/diagnosis/diagnose.h"
 #include "stepscope/load.h"
 #include "stepscope/report.h"
 
@@ -14,6 +15,7 @@ namespace stepscope {
 // The trace behind `analyses.trace` is owned by Report::traces.
 struct RankReport {
   RankAnalyses analyses;
+  Diagnosis diagnosis;
 };
 
 struct Report {

@@ -21,6 +21,7 @@ enum class Bottleneck : std::uint8_t {
   kCommunication,
   kMemoryCapacity,
   kHealthy,
+  kUndetermined,  // the trace holds too little to tell (no kept steps)
 };
 [[nodiscard]] std::string_view to_string(Bottleneck bottleneck);
 

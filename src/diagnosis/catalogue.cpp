@@ -1,0 +1,25 @@
+#include "diagnosis/rule.h"
+#include "diagnosis/rules/rules.h"
+
+namespace stepscope {
+
+const std::vector<Rule>& all_rules() {
+  static const std::vector<Rule> kRules = {
+      {{"input-bound", "The GPU waits for the DataLoader", Bottleneck::kInputPipeline,
+        "DataLoader time with the GPU idle >= 5 % of the mean step (CPU-only traces: data "
+        "loading >= 5 % of the step); below that the input pipeline does not limit the step"},
+       rules::check_input_bound},
+  };
+  return kRules;
+}
+
+const std::vector<RuleDescription>& rule_catalogue() {
+  static const std::vector<RuleDescription> kDescriptions = [] {
+    std::vector<RuleDescription> out;
+    for (const Rule& rule : all_rules()) out.push_back(rule.description);
+    return out;
+  }();
+  return kDescriptions;
+}
+
+}  // namespace stepscope

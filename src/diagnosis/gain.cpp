@@ -1,0 +1,52 @@
+#include "diagnosis/gain.h"
+
+#include <algorithm>
+
+namespace stepscope {
+
+double mean_step_ns(const RankAnalyses& rank) {
+  return rank.step_time.duration_ns.count > 0 ? rank.step_time.duration_ns.mean : 0.0;
+}
+
+ExpectedGain make_gain(std::int64_t bound_ns, std::int64_t likely_ns, double step_ns,
+                       std::string method) {
+  ExpectedGain gain;
+  gain.bound_ns = std::max<std::int64_t>(bound_ns, 0);
+  gain.likely_ns = std::clamp<std::int64_t>(likely_ns, 0, gain.bound_ns);
+  if (step_ns > 0) {
+    gain.bound_share = static_cast<double>(gain.bound_ns) / step_ns;
+    gain.likely_share = static_cast<double>(gain.likely_ns) / step_ns;
+  }
+  gain.method = std::move(method);
+  return gain;
+}
+
+const Step* step_at(const StepsResult& steps, std::int64_t t) {
+  for (const Step& step : steps.steps) {
+    if (step.kept() && t >= step.start_ns && t < step.end_ns) return &step;
+  }
+  return nullptr;
+}
+
+void add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
+             std::int64_t end_ns, const Step* step) {
+  auto found = std::find_if(refs.begin(), refs.end(),
+                            [&name](const EventRefs& r) { return r.name == name; });
+  if (found == refs.end()) {
+    EventRefs ref;
+    ref.name = std::string(name);
+    ref.first_start_ns = start_ns;
+    ref.last_end_ns = end_ns;
+    refs.push_back(std::move(ref));
+    found = refs.end() - 1;
+  }
+  ++found->count;
+  found->first_start_ns = std::min(found->first_start_ns, start_ns);
+  found->last_end_ns = std::max(found->last_end_ns, end_ns);
+  if (step != nullptr &&
+      std::find(found->steps.begin(), found->steps.end(), step->number) == found->steps.end()) {
+    found->steps.push_back(step->number);
+  }
+}
+
+}  // namespace stepscope

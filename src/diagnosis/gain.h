@@ -1,0 +1,45 @@
+// Helpers shared by the rules: expected gains relative to the step, and the event references
+// that evidence rests on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stepscope/analysis/rank_analyses.h"
+#include "stepscope/diagnosis/finding.h"
+
+namespace stepscope {
+
+// Mean duration of the kept steps (ns), or 0 when the trace has none.
+double mean_step_ns(const RankAnalyses& rank);
+
+ExpectedGain make_gain(std::int64_t bound_ns, std::int64_t likely_ns, double step_ns,
+                       std::string method);
+
+// Collects events by name into EventRefs (count, first start, last end, kept steps they
+// start in), for events chosen by `select`.
+template <typename Select>
+std::vector<EventRefs> collect_refs(const RankAnalyses& rank, Select&& select);
+
+// The kept step that contains time t, or nullptr.
+const Step* step_at(const StepsResult& steps, std::int64_t t);
+
+// Adds one event to the reference with its name (creating it), tracking steps.
+void add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
+             std::int64_t end_ns, const Step* step);
+
+template <typename Select>
+std::vector<EventRefs> collect_refs(const RankAnalyses& rank, Select&& select) {
+  std::vector<EventRefs> refs;
+  const EventTable& e = rank.trace->events;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!select(i)) continue;
+    add_ref(refs, rank.trace->name_of(i), e.start_ns[i], e.end_ns(i),
+            step_at(rank.steps, e.start_ns[i]));
+  }
+  return refs;
+}
+
+}  // namespace stepscope

@@ -1,0 +1,14 @@
+// One function per rule; each lives in its own file beside this header, with its threshold
+// and the reason for it documented there and in docs/rules.md.
+#pragma once
+
+#include <vector>
+
+#include "stepscope/analysis/rank_analyses.h"
+#include "stepscope/diagnosis/finding.h"
+
+namespace stepscope::rules {
+
+std::vector<Finding> check_input_bound(const RankAnalyses& rank);
+
+}  // namespace stepscope::rules

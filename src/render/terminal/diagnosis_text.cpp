@@ -1,0 +1,61 @@
+#include "render/terminal/diagnosis_text.h"
+
+#include <fmt/core.h>
+
+#include "render/text_format.h"
+
+namespace stepscope::render {
+
+namespace {
+
+std::string describe_refs(const EventRefs& refs) {
+  std::string steps;
+  if (!refs.steps.empty()) {
+    steps = fmt::format(", steps #{}", refs.steps.front());
+    if (refs.steps.size() > 1) steps += fmt::format("…#{}", refs.steps.back());
+  }
+  return fmt::format("{} × {}{}", format_count(static_cast<std::uint64_t>(refs.count)),
+                     printable(refs.name, 70), steps);
+}
+
+std::string render_finding(const Finding& finding, std::size_t index) {
+  std::string out = fmt::format("  {}. [{}] {} ({}, {})\n", index, to_string(finding.severity),
+                                printable(finding.title, 120), to_string(finding.bottleneck),
+                                to_string(finding.part));
+  for (const Evidence& evidence : finding.evidence) {
+    out += fmt::format("     evidence: {} = {:.3f} {}\n", printable(evidence.label, 100),
+                       evidence.value, evidence.unit);
+    for (std::size_t i = 0; i < evidence.events.size() && i < 3; ++i) {
+      out += fmt::format("       events: {}\n", describe_refs(evidence.events[i]));
+    }
+  }
+  out += fmt::format("     fix: {}\n", printable(finding.fix, 400));
+  out += fmt::format("     expected gain: {} per step likely ({}), up to {} ({})\n",
+                     format_duration(finding.gain.likely_ns),
+                     format_percent(finding.gain.likely_share),
+                     format_duration(finding.gain.bound_ns),
+                     format_percent(finding.gain.bound_share));
+  out += fmt::format("       method: {}\n", printable(finding.gain.method, 300));
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const Diagnosis& diagnosis, int top) {
+  std::string out = heading("Diagnosis");
+  out += fmt::format("  {}\n", printable(diagnosis.summary, 300));
+  if (!diagnosis.dominant_operations.empty()) {
+    out += "  dominated by:";
+    for (const std::string& name : diagnosis.dominant_operations) {
+      out += fmt::format(" {};", printable(name, 60));
+    }
+    out.back() = '\n';
+  }
+  const auto limit = static_cast<std::size_t>(std::max(top, 1));
+  for (std::size_t i = 0; i < diagnosis.findings.size() && i < limit; ++i) {
+    out += render_finding(diagnosis.findings[i], i + 1);
+  }
+  return out;
+}
+
+}  // namespace stepscope::render

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <string>
+
+#include "stepscope/diagnosis/diagnose.h"
+
+namespace stepscope::render {
+
+// The answer first: the verdict, then each finding with its evidence, fix and gain.
+std::string render_text(const Diagnosis& diagnosis, int top);
+
+}  // namespace stepscope::render

@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include "stepscope/diagnosis/diagnose.h"
+#include "support/trace_fixture.h"
+
+namespace stepscope {
+namespace {
+
+using testing::TraceFixture;
+
+// Steps of 1000 µs: the DataLoader takes `loader_us` at the start of each, then one kernel
+// runs until 990 µs.
+Trace steps_with_loader(double loader_us) {
+  TraceFixture fixture;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(10 + s, t0, 1000);
+    fixture.op("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t0, loader_us);
+    fixture.op("aten::mm", t0 + loader_us, 20);
+    fixture.launched_kernel("ampere_sgemm_128x64_tn", t0 + loader_us + 1, t0 + loader_us + 10,
+                            990 - loader_us - 10);
+  }
+  return fixture.load();
+}
+
+const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
+  for (const Finding& finding : diagnosis.findings) {
+    if (finding.id == id) return &finding;
+  }
+  return nullptr;
+}
+
+TEST(RuleInputBound, PlantedLoaderWaitIsTheVerdictWithItsGain) {
+  const Trace trace = steps_with_loader(600);
+  const Diagnosis diagnosis = diagnose(analyze_rank(trace, {}));
+  const Finding* finding = find(diagnosis, "input-bound");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kInputPipeline);
+  EXPECT_EQ(diagnosis.part, StepPart::kDataLoading);
+  EXPECT_EQ(finding->severity, Severity::kHigh);
+  // The GPU is idle for the whole 600 µs DataLoader span of each 1000 µs step.
+  EXPECT_EQ(finding->gain.bound_ns, 600'000);
+  EXPECT_EQ(finding->gain.likely_ns, 480'000);
+  EXPECT_NEAR(finding->gain.bound_share, 0.6, 1e-9);
+  ASSERT_FALSE(finding->evidence.empty());
+  ASSERT_EQ(finding->evidence[0].events.size(), 1U);
+  EXPECT_EQ(finding->evidence[0].events[0].count, 4);
+  EXPECT_EQ(finding->evidence[0].events[0].steps.size(), 4U);
+  EXPECT_NE(finding->fix.find("num_workers"), std::string::npos);
+}
+
+TEST(RuleInputBound, ShortLoaderWaitIsHealthy) {
+  const Trace trace = steps_with_loader(10);
+  const Diagnosis diagnosis = diagnose(analyze_rank(trace, {}));
+  EXPECT_EQ(find(diagnosis, "input-bound"), nullptr);
+  EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kHealthy);
+  EXPECT_FALSE(diagnosis.limited_by.empty());
+}
+
+TEST(RuleInputBound, LoaderHiddenBehindGpuWorkIsNotAFinding) {
+  // The DataLoader runs while a long kernel from the previous launch keeps the GPU busy.
+  TraceFixture fixture;
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("gemm", t0 + 1, t0 + 8, 985);
+    fixture.op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", t0 + 10, 500);
+  }
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  EXPECT_EQ(find(diagnosis, "input-bound"), nullptr);
+}
+
+TEST(RuleInputBound, NoStepsIsUndetermined) {
+  const Trace trace = TraceFixture().op("aten::mm", 0, 10).load();
+  EXPECT_EQ(diagnose(analyze_rank(trace, {})).bottleneck, Bottleneck::kUndetermined);
+}
+
+}  // namespace
+}  // namespace stepscope
