@@ -9,6 +9,11 @@ const std::vector<Rule>& all_rules() {
         "DataLoader time with the GPU idle >= 5 % of the mean step (CPU-only traces: data "
         "loading >= 5 % of the step); below that the input pipeline does not limit the step"},
        rules::check_input_bound},
+      {{"host-device-sync", "Blocking host-device syncs inside the step",
+        Bottleneck::kHostDeviceSync,
+        "GPU idle after blocking calls (synchronize, synchronous copies, .item()) >= 3 % of the "
+        "mean step; one logging sync per step costs less on any step of a few milliseconds"},
+       rules::check_host_device_sync},
   };
   return kRules;
 }

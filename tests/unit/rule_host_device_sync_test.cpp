@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "stepscope/diagnosis/diagnose.h"
+#include "support/trace_fixture.h"
+
+namespace stepscope {
+namespace {
+
+using testing::TraceFixture;
+
+const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
+  for (const Finding& finding : diagnosis.findings) {
+    if (finding.id == id) return &finding;
+  }
+  return nullptr;
+}
+
+// Steps of 1000 µs: a kernel 0-400 µs; then `loss.item()` syncs at 400-410 µs and the host
+// needs `gap_us` before the next kernel, which runs until 990 µs.
+Trace steps_with_item(double gap_us, bool with_sync) {
+  TraceFixture fixture;
+  std::int64_t correlation = 1;
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("forward_kernel", t0 + 1, t0 + 5, 395);
+    if (with_sync) {
+      fixture.op("aten::item", t0 + 300, 110);
+      fixture.op("aten::_local_scalar_dense", t0 + 301, 108);
+      fixture.runtime("cudaMemcpyAsync", t0 + 302, 3, correlation);
+      fixture.memcpy("Memcpy DtoH (Device -> Pageable)", t0 + 400, 1, correlation++);
+      fixture.runtime("cudaStreamSynchronize", t0 + 306, 100, correlation++);
+    }
+    fixture.launched_kernel("backward_kernel", t0 + 410 + gap_us - 10, t0 + 410 + gap_us,
+                            580 - gap_us);
+  }
+  return fixture.load();
+}
+
+TEST(RuleHostDeviceSync, ItemInTheLoopIsFoundWithTheIdleItCauses) {
+  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_item(200, true), {}));
+  const Finding* finding = find(diagnosis, "host-device-sync");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kHostDeviceSync);
+  // The sync returns at 406 µs; the GPU is idle until the next kernel at 610 µs: 204 µs.
+  EXPECT_EQ(finding->gain.bound_ns, 204'000);
+  ASSERT_EQ(finding->evidence.size(), 2U);
+  EXPECT_DOUBLE_EQ(finding->evidence[0].value, 1.0);  // the sync; cudaMemcpyAsync does not block
+  ASSERT_EQ(finding->evidence[1].events.size(), 1U);
+  EXPECT_EQ(finding->evidence[1].events[0].name, "aten::item");
+  EXPECT_EQ(finding->evidence[1].events[0].count, 3);
+}
+
+TEST(RuleHostDeviceSync, NoSyncNoFinding) {
+  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_item(200, false), {}));
+  EXPECT_EQ(find(diagnosis, "host-device-sync"), nullptr);
+}
+
+TEST(RuleHostDeviceSync, SyncFollowedByQueuedWorkCostsNothing) {
+  // The next kernel starts 10 µs after the sync returns: under the threshold.
+  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_item(14, true), {}));
+  EXPECT_EQ(find(diagnosis, "host-device-sync"), nullptr);
+}
+
+}  // namespace
+}  // namespace stepscope
