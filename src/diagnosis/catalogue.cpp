@@ -14,6 +14,11 @@ const std::vector<Rule>& all_rules() {
         "GPU idle after blocking calls (synchronize, synchronous copies, .item()) >= 3 % of the "
         "mean step; one logging sync per step costs less on any step of a few milliseconds"},
        rules::check_host_device_sync},
+      {{"tensor-cores-idle", "Float32 matrix math on a GPU with tensor cores",
+        Bottleneck::kGpuCompute,
+        "fp32 GEMM / convolution kernels >= 10 % of kernel time on compute capability >= 7.0; "
+        "below that a change of precision is not worth its numerical risk"},
+       rules::check_tensor_cores_idle},
   };
   return kRules;
 }

@@ -1,0 +1,112 @@
+// Rule: tensor cores idle. Float32 matrix multiplies and convolutions run on the CUDA cores of
+// a GPU that has tensor cores (compute capability 7.0 or higher).
+//
+// Evidence: GPU time in fp32 GEMM / convolution kernels (names with `sgemm`, `scudnn`, or a
+// GEMM / convolution name with `f32` and no tensor-core marker; metrics.md §10.4 for the
+// tensor-core names), per step and as a share of kernel time, with the device and its
+// compute capability. Threshold: 10 % of kernel time. Below that a change of precision is not
+// worth its numerical risk.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "analysis/tensor_core_names.h"
+#include "diagnosis/gain.h"
+#include "diagnosis/rules/rules.h"
+
+namespace stepscope::rules {
+
+namespace {
+
+constexpr double kThresholdShare = 0.10;
+constexpr double kTypicalSpeedup = 2.0;  // bf16 / TF32 against fp32 GEMMs: 1.5x to 3x
+constexpr double kBestSpeedup = 3.0;
+
+bool contains(std::string_view text, std::string_view needle) {
+  return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         }) != text.end();
+}
+
+bool is_fp32_matmul_kernel(std::string_view name) {
+  if (match_tensor_core(name)) return false;
+  if (contains(name, "sgemm") || contains(name, "scudnn")) return true;
+  const bool matmul_or_conv = contains(name, "gemm") || contains(name, "conv");
+  return matmul_or_conv && (contains(name, "f32") || contains(name, "float"));
+}
+
+bool has_tensor_cores(const Trace& trace, std::int32_t device) {
+  const DeviceProperties* properties = trace.device_properties(device);
+  return properties != nullptr && properties->compute_major >= 7;
+}
+
+}  // namespace
+
+std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
+  const double step_ns = mean_step_ns(rank);
+  const auto kept = rank.steps.kept();
+  if (step_ns <= 0 || kept.empty()) return {};
+  const Trace& trace = *rank.trace;
+  const EventTable& e = trace.events;
+  std::int64_t kernel_ns = 0;
+  std::int64_t fp32_ns = 0;
+  std::vector<EventRefs> kernels;
+  std::string device_name;
+  int compute_major = 0;
+  int compute_minor = 0;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (e.event_class[i] != EventClass::kKernel) continue;
+    const Step* step = step_at(rank.steps, e.start_ns[i]);
+    if (step == nullptr) continue;
+    kernel_ns += e.dur_ns[i];
+    const std::int32_t device = trace.activity_device(i);
+    if (!has_tensor_cores(trace, device) || !is_fp32_matmul_kernel(trace.name_of(i))) continue;
+    fp32_ns += e.dur_ns[i];
+    add_ref(kernels, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    const DeviceProperties* properties = trace.device_properties(device);
+    device_name = properties->name;
+    compute_major = properties->compute_major;
+    compute_minor = properties->compute_minor;
+  }
+  if (kernel_ns == 0) return {};
+  const double share = static_cast<double>(fp32_ns) / static_cast<double>(kernel_ns);
+  if (share < kThresholdShare) return {};
+  std::sort(kernels.begin(), kernels.end(),
+            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
+  const auto steps = static_cast<double>(kept.size());
+  const double fp32_per_step = static_cast<double>(fp32_ns) / steps;
+  // Faster kernels shorten the step only where the GPU is the critical path.
+  double gpu_share = 0;
+  for (const GpuDeviceMetrics& device : rank.gpu_metrics.devices) {
+    gpu_share = std::max(gpu_share, device.utilization);
+  }
+  Finding finding;
+  finding.id = "tensor-cores-idle";
+  finding.bottleneck = Bottleneck::kGpuCompute;
+  finding.part = StepPart::kWholeStep;
+  finding.rank = trace.rank;
+  finding.title = fmt::format(
+      "{:.1f} % of kernel time is float32 matrix math on a GPU with tensor cores ({} sm_{}{})",
+      share * 100, device_name, compute_major, compute_minor);
+  finding.evidence.push_back(
+      Evidence{"fp32 GEMM / convolution kernel time per step", fp32_per_step / 1e6, "ms/step",
+               kernels});
+  finding.evidence.push_back(Evidence{"share of kernel time", share * 100, "%", {}});
+  finding.evidence.push_back(Evidence{"GPU utilization (kernels)", gpu_share * 100, "%", {}});
+  finding.fix =
+      "Run the forward pass and the loss under torch.autocast(device_type=\"cuda\", "
+      "dtype=torch.bfloat16) (use torch.float16 with torch.amp.GradScaler before compute "
+      "capability 8.0), or keep float32 weights and allow TF32: "
+      "torch.set_float32_matmul_precision(\"high\") and torch.backends.cudnn.allow_tf32 = True.";
+  finding.gain = make_gain(
+      static_cast<std::int64_t>(fp32_per_step * (1 - 1 / kBestSpeedup)),
+      static_cast<std::int64_t>(fp32_per_step * (1 - 1 / kTypicalSpeedup) * gpu_share), step_ns,
+      "tensor cores run these kernels 1.5x to 3x faster (typical 2x): bound = fp32 GEMM time x "
+      "(1 - 1/3); likely = fp32 GEMM time x (1 - 1/2) x GPU utilization, since only GPU-bound "
+      "time shortens the step");
+  finding.severity = severity_for(finding.gain.likely_share);
+  return {finding};
+}
+
+}  // namespace stepscope::rules

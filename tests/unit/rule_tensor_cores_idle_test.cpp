@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include "stepscope/diagnosis/diagnose.h"
+#include "support/trace_fixture.h"
+
+namespace stepscope {
+namespace {
+
+using testing::TraceFixture;
+
+const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
+  for (const Finding& finding : diagnosis.findings) {
+    if (finding.id == id) return &finding;
+  }
+  return nullptr;
+}
+
+std::string device(int major) {
+  return R"([{"id":0,"name":"Test GPU","computeMajor":)" + std::to_string(major) +
+         R"(,"computeMinor":0,"numSms":100}])";
+}
+
+// Steps of 1000 µs, GPU busy 0-900 µs: `gemm` for 600 µs then an elementwise kernel.
+Trace steps_with_gemm(const std::string& gemm_name, int compute_major) {
+  TraceFixture fixture;
+  fixture.top_level("deviceProperties", device(compute_major));
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel(gemm_name, t0 + 1, t0 + 10, 600);
+    fixture.launched_kernel("vectorized_elementwise_kernel", t0 + 7, t0 + 610, 300);
+  }
+  return fixture.load();
+}
+
+TEST(RuleTensorCoresIdle, Fp32GemmOnAmpereIsFound) {
+  const Diagnosis diagnosis =
+      diagnose(analyze_rank(steps_with_gemm("ampere_sgemm_128x64_tn", 8), {}));
+  const Finding* finding = find(diagnosis, "tensor-cores-idle");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_NEAR(finding->evidence[1].value, 100.0 * 600 / 900, 1e-9);
+  // bound: 600 µs x (1 - 1/3) = 400 µs per step.
+  EXPECT_EQ(finding->gain.bound_ns, 400'000);
+  EXPECT_GT(finding->gain.likely_ns, 0);
+  EXPECT_LT(finding->gain.likely_ns, finding->gain.bound_ns);
+  EXPECT_NE(finding->fix.find("autocast"), std::string::npos);
+}
+
+TEST(RuleTensorCoresIdle, NoTensorCoresBeforeVolta) {
+  const Diagnosis diagnosis =
+      diagnose(analyze_rank(steps_with_gemm("maxwell_sgemm_128x64_tn", 6), {}));
+  EXPECT_EQ(find(diagnosis, "tensor-cores-idle"), nullptr);
+}
+
+TEST(RuleTensorCoresIdle, TensorCoreKernelsAreFine) {
+  const Diagnosis diagnosis = diagnose(analyze_rank(
+      steps_with_gemm("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas", 9),
+      {}));
+  EXPECT_EQ(find(diagnosis, "tensor-cores-idle"), nullptr);
+}
+
+}  // namespace
+}  // namespace stepscope
