@@ -19,6 +19,10 @@ const std::vector<Rule>& all_rules() {
         "fp32 GEMM / convolution kernels >= 10 % of kernel time on compute capability >= 7.0; "
         "below that a change of precision is not worth its numerical risk"},
        rules::check_tensor_cores_idle},
+      {{"transfers", "Pageable or device-to-host copies on the critical path",
+        Bottleneck::kMemoryTraffic,
+        "pageable H2D and D2H copy time with no kernel running >= 3 % of the mean step"},
+       rules::check_transfers},
   };
   return kRules;
 }
