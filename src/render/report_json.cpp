@@ -127,4 +127,19 @@ std::string render_json(const Report& report) {
   return text;
 }
 
+std::string render_rule_catalogue_json() {
+  JsonWriter json;
+  json.begin_array();
+  for (const RuleDescription& rule : rule_catalogue()) {
+    json.begin_object();
+    json.field("id", rule.id);
+    json.field("title", rule.title);
+    json.field("bottleneck", to_string(rule.bottleneck));
+    json.field("threshold", rule.threshold);
+    json.end_object();
+  }
+  json.end_array();
+  return json.take() + "\n";
+}
+
 }  // namespace stepscope
