@@ -1,6 +1,7 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
 #include "render/json/diagnosis_json.h"
 #include "render/json/gpu_metrics_json.h"
+#include "render/json/gpu_temporal_json.h"
 #include "render/json/phases_json.h"
 #include "render/json/step_breakdown_json.h"
 #include "render/json/steps_json.h"
@@ -73,6 +74,8 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.analyses.step_breakdown);
   json.key("phases");
   render::write_json(json, rank.analyses.phases);
+  json.key("gpu_temporal");
+  render::write_json(json, rank.analyses.gpu_temporal);
   json.key("gpu_metrics");
   render::write_json(json, rank.analyses.gpu_metrics);
   json.end_object();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "stepscope/analysis/gpu_metrics.h"
+#include "stepscope/analysis/gpu_temporal.h"
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/step_breakdown.h"
 #include "stepscope/analysis/steps.h"
@@ -17,6 +18,7 @@ struct RankAnalyses {
   StepBreakdownResult step_breakdown;
   PhasesResult phases;
   GpuMetricsResult gpu_metrics;
+  GpuTemporalResult gpu_temporal;
 };
 
 // Runs every analysis on one rank.
