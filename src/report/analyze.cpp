@@ -22,6 +22,7 @@ RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   rank.phases = compute_phases(trace, rank.steps, options);
   rank.gpu_metrics = compute_gpu_metrics(trace, rank.steps, options);
   rank.gpu_temporal = compute_gpu_temporal(trace, rank.steps, options);
+  rank.kernels = compute_kernel_breakdown(trace, rank.steps, options);
   return rank;
 }
 

@@ -3,6 +3,7 @@
 
 #include "stepscope/analysis/gpu_metrics.h"
 #include "stepscope/analysis/gpu_temporal.h"
+#include "stepscope/analysis/kernel_breakdown.h"
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/step_breakdown.h"
 #include "stepscope/analysis/steps.h"
@@ -19,6 +20,7 @@ struct RankAnalyses {
   PhasesResult phases;
   GpuMetricsResult gpu_metrics;
   GpuTemporalResult gpu_temporal;
+  KernelBreakdownResult kernels;
 };
 
 // Runs every analysis on one rank.
