@@ -4,6 +4,7 @@
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
 #include "render/terminal/gpu_temporal_text.h"
+#include "render/terminal/idle_time_text.h"
 #include "render/terminal/kernel_breakdown_text.h"
 #include "render/terminal/phases_text.h"
 #include "render/terminal/step_breakdown_text.h"
@@ -65,6 +66,7 @@ std::string render_text(const Report& report, int top) {
     out += render::render_text(rank.analyses.phases, top);
     out += render::render_text(rank.analyses.gpu_temporal, top);
     out += render::render_text(rank.analyses.kernels, top);
+    out += render::render_text(rank.analyses.idle, top);
     out += render::render_text(rank.analyses.gpu_metrics, top);
   }
   return out;

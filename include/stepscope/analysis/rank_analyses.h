@@ -3,6 +3,7 @@
 
 #include "stepscope/analysis/gpu_metrics.h"
 #include "stepscope/analysis/gpu_temporal.h"
+#include "stepscope/analysis/idle_time.h"
 #include "stepscope/analysis/kernel_breakdown.h"
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/step_breakdown.h"
@@ -21,6 +22,7 @@ struct RankAnalyses {
   GpuMetricsResult gpu_metrics;
   GpuTemporalResult gpu_temporal;
   KernelBreakdownResult kernels;
+  IdleTimeResult idle;
 };
 
 // Runs every analysis on one rank.
