@@ -6,6 +6,7 @@
 #include "render/terminal/gpu_temporal_text.h"
 #include "render/terminal/idle_time_text.h"
 #include "render/terminal/kernel_breakdown_text.h"
+#include "render/terminal/launches_text.h"
 #include "render/terminal/phases_text.h"
 #include "render/terminal/step_breakdown_text.h"
 #include "render/terminal/steps_text.h"
@@ -67,6 +68,7 @@ std::string render_text(const Report& report, int top) {
     out += render::render_text(rank.analyses.gpu_temporal, top);
     out += render::render_text(rank.analyses.kernels, top);
     out += render::render_text(rank.analyses.idle, top);
+    out += render::render_text(rank.analyses.launches, top);
     out += render::render_text(rank.analyses.gpu_metrics, top);
   }
   return out;

@@ -5,6 +5,7 @@
 #include "stepscope/analysis/gpu_temporal.h"
 #include "stepscope/analysis/idle_time.h"
 #include "stepscope/analysis/kernel_breakdown.h"
+#include "stepscope/analysis/launches.h"
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/step_breakdown.h"
 #include "stepscope/analysis/steps.h"
@@ -23,6 +24,7 @@ struct RankAnalyses {
   GpuTemporalResult gpu_temporal;
   KernelBreakdownResult kernels;
   IdleTimeResult idle;
+  LaunchResult launches;
 };
 
 // Runs every analysis on one rank.
