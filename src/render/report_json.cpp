@@ -5,6 +5,7 @@
 #include "render/json/idle_time_json.h"
 #include "render/json/kernel_breakdown_json.h"
 #include "render/json/launches_json.h"
+#include "render/json/operators_json.h"
 #include "render/json/phases_json.h"
 #include "render/json/step_breakdown_json.h"
 #include "render/json/steps_json.h"
@@ -83,6 +84,8 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.analyses.kernels);
   json.key("idle_time");
   render::write_json(json, rank.analyses.idle);
+  json.key("operators");
+  render::write_json(json, rank.analyses.operators);
   json.key("launches");
   render::write_json(json, rank.analyses.launches);
   json.key("gpu_metrics");

@@ -7,6 +7,7 @@
 #include "render/terminal/idle_time_text.h"
 #include "render/terminal/kernel_breakdown_text.h"
 #include "render/terminal/launches_text.h"
+#include "render/terminal/operators_text.h"
 #include "render/terminal/phases_text.h"
 #include "render/terminal/step_breakdown_text.h"
 #include "render/terminal/steps_text.h"
@@ -68,6 +69,7 @@ std::string render_text(const Report& report, int top) {
     out += render::render_text(rank.analyses.gpu_temporal, top);
     out += render::render_text(rank.analyses.kernels, top);
     out += render::render_text(rank.analyses.idle, top);
+    out += render::render_text(rank.analyses.operators, top);
     out += render::render_text(rank.analyses.launches, top);
     out += render::render_text(rank.analyses.gpu_metrics, top);
   }

@@ -6,6 +6,7 @@
 #include "stepscope/analysis/idle_time.h"
 #include "stepscope/analysis/kernel_breakdown.h"
 #include "stepscope/analysis/launches.h"
+#include "stepscope/analysis/operators.h"
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/step_breakdown.h"
 #include "stepscope/analysis/steps.h"
@@ -25,6 +26,7 @@ struct RankAnalyses {
   KernelBreakdownResult kernels;
   IdleTimeResult idle;
   LaunchResult launches;
+  OperatorTable operators;
 };
 
 // Runs every analysis on one rank.
