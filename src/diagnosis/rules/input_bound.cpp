@@ -72,8 +72,10 @@ std::vector<Finding> check_input_bound(const RankAnalyses& rank) {
   const auto likely = static_cast<std::int64_t>(static_cast<double>(waiting_ns) * kLikelyHiddenShare);
   finding.gain = make_gain(
       waiting_ns, likely, step_ns,
-      "bound: all DataLoader time the GPU spends idle; likely: 80 % of it, since collation and "
-      "the host-to-device copy stay on the critical path");
+      gpu ? "bound: all DataLoader time the GPU spends idle; likely: 80 % of it, since collation "
+            "and the host-to-device copy stay on the critical path"
+          : "bound: all data loading time of the step; likely: 80 % of it, what worker "
+            "processes overlap with compute");
   finding.severity = severity_for(finding.gain.likely_share);
   return {finding};
 }

@@ -162,8 +162,12 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
   if (late.size() > 10) late.resize(10);
 
   const double launch_per_step = static_cast<double>(launch_ns) / steps;
-  // Launch calls themselves, or other host work (Python, CPU ops), keep the GPU waiting.
-  const bool launch_overhead = launch_per_step >= 0.3 * static_cast<double>(wait_per_step);
+  // Launch calls themselves, or other host work (Python, CPU ops), keep the GPU waiting. Kernels
+  // that nearly all finish faster than a launch also mean per-launch cost is what to cut.
+  const double short_share =
+      kernels > 0 ? static_cast<double>(short_kernels) / static_cast<double>(kernels) : 0.0;
+  const bool launch_overhead =
+      launch_per_step >= 0.3 * static_cast<double>(wait_per_step) || short_share >= 0.8;
 
   Finding finding;
   finding.id = "launch-bound";
