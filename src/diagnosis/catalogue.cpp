@@ -27,6 +27,16 @@ const std::vector<Rule>& all_rules() {
         Bottleneck::kMemoryTraffic,
         "pageable H2D and D2H copy time with no kernel running >= 3 % of the mean step"},
        rules::check_transfers},
+      {{"exposed-communication", "Collectives not overlapped with computation",
+        Bottleneck::kCommunication,
+        "communication with no computation running >= 10 % of the mean step; below that overlap "
+        "tuning rarely pays for its complexity"},
+       rules::check_exposed_communication},
+      {{"unfused-optimizer", "The optimizer steps one parameter at a time",
+        Bottleneck::kHostOverhead,
+        ">= 30 kernels per step inside Optimizer.step with no multi-tensor or fused kernel, and "
+        "the optimizer >= 3 % of the step"},
+       rules::check_unfused_optimizer},
   };
   return kRules;
 }
