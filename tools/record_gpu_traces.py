@@ -14,7 +14,7 @@ Scenarios:
   sync_in_loop   loss.item() and a .cpu() copy every step
   fp32_gemm      large float32 matrix multiplies with TF32 off
   bf16_gemm      the same under torch.autocast(bfloat16)
-  memory_leak    losses kept in a list without .item(): allocated memory grows every step
+  memory_leak    device batches kept in a list: allocated memory grows every step
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def training_step(model: nn.Module, optimizer: torch.optim.Optimizer,
             loss.item()
             model[0].weight.detach().cpu()  # type: ignore[index]
         if keep is not None:
-            keep.append(loss)  # the classic leak: the graph of every step stays alive
+            keep.append(inputs)  # batches kept "for later evaluation": the classic leak
 
     return step
 

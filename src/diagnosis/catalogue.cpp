@@ -37,6 +37,13 @@ const std::vector<Rule>& all_rules() {
         ">= 30 kernels per step inside Optimizer.step with no multi-tensor or fused kernel, and "
         "the optimizer >= 3 % of the step"},
        rules::check_unfused_optimizer},
+      {{"memory-growth", "GPU memory grows step over step", Bottleneck::kMemoryCapacity,
+        "allocated memory at the start of each kept step rises by > 1 MiB at every step "
+        "boundary over >= 3 kept steps (needs profile_memory=True)"},
+       rules::check_memory_growth},
+      {{"allocator-churn", "cudaMalloc / cudaFree in steady state", Bottleneck::kMemoryCapacity,
+        "host time in cudaMalloc / cudaFree in kept steps after the first >= 1 % of the step"},
+       rules::check_allocator_churn},
   };
   return kRules;
 }

@@ -1,0 +1,195 @@
+// Rules on GPU memory from `[memory]` events (metrics.md §11):
+//   memory-growth: memory allocated at the start of each kept step rises step after step, the
+//     signature of tensors kept alive across steps (a loss accumulated without .item(), outputs
+//     stored for logging with their graph). Threshold: it rises at every step boundary, by more
+//     than 1 MiB a step, over at least three kept steps.
+//   allocator-churn: cudaMalloc / cudaFree inside kept steps after the first, the caching
+//     allocator going back to the driver. Threshold: their host time >= 1 % of the step.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+
+#include "diagnosis/gain.h"
+#include "diagnosis/rules/rules.h"
+
+namespace stepscope::rules {
+
+namespace {
+
+constexpr std::int64_t kMinGrowthPerStep = 1 << 20;
+constexpr std::size_t kMinSteps = 3;
+constexpr double kChurnThresholdShare = 0.01;
+
+// Total Allocated of a device at each kept step's start: the last record before it, or, when
+// the profiler started inside the first step, the state just before that step's first record.
+std::vector<std::int64_t> allocated_at_step_starts(const Trace& trace, const StepsResult& steps,
+                                                   std::int16_t device) {
+  const MemoryTable& m = trace.memory;
+  std::vector<std::int64_t> out;
+  for (const Step* step : steps.kept()) {
+    std::int64_t value = -1;
+    std::size_t r = 0;
+    for (; r < m.size() && m.time_ns[r] <= step->start_ns; ++r) {
+      if (m.device_type[r] == 1 && m.device_id[r] == device && m.total_allocated[r] >= 0) {
+        value = m.total_allocated[r];
+      }
+    }
+    for (; value < 0 && r < m.size() && m.time_ns[r] < step->end_ns; ++r) {
+      if (m.device_type[r] == 1 && m.device_id[r] == device && m.total_allocated[r] >= 0) {
+        value = m.total_allocated[r] - m.bytes[r];
+      }
+    }
+    out.push_back(value);
+  }
+  return out;
+}
+
+bool rises_every_step(const std::vector<std::int64_t>& values) {
+  if (values.size() < kMinSteps || values.front() < 0) return false;
+  for (std::size_t k = 1; k < values.size(); ++k) {
+    if (values[k] - values[k - 1] < kMinGrowthPerStep) return false;
+  }
+  return true;
+}
+
+// Allocations inside kept steps never freed within the trace, by the op that made them.
+std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, std::int16_t device) {
+  const Trace& trace = *rank.trace;
+  const MemoryTable& m = trace.memory;
+  std::map<std::uint64_t, std::size_t> live;  // address -> record of its allocation
+  for (std::size_t r = 0; r < m.size(); ++r) {
+    if (m.device_type[r] != 1 || m.device_id[r] != device) continue;
+    if (m.bytes[r] > 0) {
+      live[m.address[r]] = r;
+    } else {
+      live.erase(m.address[r]);
+    }
+  }
+  std::vector<EventRefs> refs;
+  const EventTable& e = trace.events;
+  for (const auto& [address, r] : live) {
+    const Step* step = step_at(rank.steps, m.time_ns[r]);
+    if (step == nullptr) continue;
+    // The innermost op on the allocating thread that spans the allocation.
+    EventIndex op = kNoEvent;
+    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()) && e.start_ns[i] <= m.time_ns[r]; ++i) {
+      if (e.thread[i] == m.thread[r] && e.event_class[i] == EventClass::kOp &&
+          e.end_ns(i) >= m.time_ns[r]) {
+        op = i;
+      }
+    }
+    add_ref(refs, op == kNoEvent ? "(no op)" : trace.name_of(op), m.time_ns[r], m.time_ns[r], step);
+  }
+  std::sort(refs.begin(), refs.end(),
+            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
+  if (refs.size() > 5) refs.resize(5);
+  return refs;
+}
+
+std::vector<std::int16_t> gpu_devices(const MemoryTable& m) {
+  std::vector<std::int16_t> devices;
+  for (std::size_t r = 0; r < m.size(); ++r) {
+    if (m.device_type[r] == 1 &&
+        std::find(devices.begin(), devices.end(), m.device_id[r]) == devices.end()) {
+      devices.push_back(m.device_id[r]);
+    }
+  }
+  return devices;
+}
+
+Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
+                       const std::vector<std::int64_t>& allocated) {
+  const Trace& trace = *rank.trace;
+  const double growth = static_cast<double>(allocated.back() - allocated.front()) /
+                        static_cast<double>(allocated.size() - 1);
+  Finding finding;
+  finding.id = "memory-growth";
+  finding.bottleneck = Bottleneck::kMemoryCapacity;
+  finding.part = StepPart::kWholeStep;
+  finding.rank = trace.rank;
+  finding.title = fmt::format("GPU {} memory grows {:.1f} MiB every step", device, growth / (1 << 20));
+  finding.evidence.push_back(Evidence{"allocated at the first kept step's start",
+                                      static_cast<double>(allocated.front()) / (1 << 20), "MiB", {}});
+  finding.evidence.push_back(Evidence{"allocated at the last kept step's start",
+                                      static_cast<double>(allocated.back()) / (1 << 20), "MiB", {}});
+  finding.evidence.push_back(Evidence{"growth per step", growth / (1 << 20), "MiB/step",
+                                      unfreed_allocations(rank, device)});
+  if (const DeviceProperties* properties = trace.device_properties(device);
+      properties != nullptr && properties->total_global_memory > 0 && growth > 0) {
+    const double steps_left =
+        static_cast<double>(properties->total_global_memory - allocated.back()) / growth;
+    finding.evidence.push_back(Evidence{"steps until the device is full at this rate",
+                                        steps_left, "steps", {}});
+  }
+  finding.fix =
+      "Find what keeps tensors alive across steps: accumulate losses and metrics as Python "
+      "numbers (total += loss.item()) or detached tensors (loss.detach()), do not store outputs "
+      "that still hold their autograd graph, and clear lists kept for logging. "
+      "torch.cuda.memory._record_memory_history() and a snapshot show the stacks that allocate "
+      "the growing blocks.";
+  finding.gain = make_gain(0, 0, mean_step_ns(rank),
+                           "no time to gain per step: the run fails with out-of-memory once the "
+                           "device is full; the severity follows how soon");
+  finding.severity = Severity::kHigh;
+  return finding;
+}
+
+}  // namespace
+
+std::vector<Finding> check_memory_growth(const RankAnalyses& rank) {
+  const Trace& trace = *rank.trace;
+  if (trace.memory.size() == 0 || rank.steps.kept().empty()) return {};
+  std::vector<Finding> findings;
+  for (std::int16_t device : gpu_devices(trace.memory)) {
+    const std::vector<std::int64_t> allocated =
+        allocated_at_step_starts(trace, rank.steps, device);
+    if (rises_every_step(allocated)) findings.push_back(growth_finding(rank, device, allocated));
+  }
+  return findings;
+}
+
+std::vector<Finding> check_allocator_churn(const RankAnalyses& rank) {
+  const double step_ns = mean_step_ns(rank);
+  const auto kept = rank.steps.kept();
+  if (step_ns <= 0 || kept.size() < 2) return {};
+  const Trace& trace = *rank.trace;
+  const EventTable& e = trace.events;
+  std::int64_t churn_ns = 0;
+  std::vector<EventRefs> calls;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!is_launch_call(e.event_class[i])) continue;
+    const std::string_view name = trace.name_of(i);
+    if (name != "cudaMalloc" && name != "cudaFree" && name != "hipMalloc" && name != "hipFree" &&
+        name != "cuMemAlloc_v2" && name != "cuMemFree_v2") {
+      continue;
+    }
+    const Step* step = step_at(rank.steps, e.start_ns[i]);
+    if (step == nullptr || step == kept.front()) continue;  // the first step may warm the cache
+    churn_ns += e.dur_ns[i];
+    add_ref(calls, name, e.start_ns[i], e.end_ns(i), step);
+  }
+  const auto steady_steps = static_cast<double>(kept.size() - 1);
+  const auto per_step = static_cast<std::int64_t>(static_cast<double>(churn_ns) / steady_steps);
+  if (static_cast<double>(per_step) / step_ns < kChurnThresholdShare) return {};
+  Finding finding;
+  finding.id = "allocator-churn";
+  finding.bottleneck = Bottleneck::kMemoryCapacity;
+  finding.part = StepPart::kWholeStep;
+  finding.rank = trace.rank;
+  finding.title = "The caching allocator calls cudaMalloc / cudaFree in steady-state steps";
+  finding.evidence.push_back(Evidence{"cudaMalloc / cudaFree host time per step after the first",
+                                      static_cast<double>(per_step) / 1e6, "ms/step", calls});
+  finding.fix =
+      "Keep the allocator's cache warm: do not call torch.cuda.empty_cache() in the loop, keep "
+      "tensor shapes stable (pad variable-length batches to a few bucket sizes), and set "
+      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to reduce fragmentation.";
+  finding.gain = make_gain(per_step, static_cast<std::int64_t>(static_cast<double>(per_step) * 0.8),
+                           step_ns,
+                           "bound: host time in cudaMalloc/cudaFree per steady step (each also "
+                           "synchronizes the device); likely: 80 % of it");
+  finding.severity = severity_for(finding.gain.likely_share);
+  return {finding};
+}
+
+}  // namespace stepscope::rules

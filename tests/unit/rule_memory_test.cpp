@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include "stepscope/diagnosis/diagnose.h"
+#include "support/trace_fixture.h"
+
+namespace stepscope {
+namespace {
+
+using testing::TraceFixture;
+
+const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
+  for (const Finding& finding : diagnosis.findings) {
+    if (finding.id == id) return &finding;
+  }
+  return nullptr;
+}
+
+constexpr std::int64_t kMiB = 1 << 20;
+
+// Four steps of 1000 µs; each allocates 64 MiB of activations and frees them, and keeps
+// `leak` bytes it never frees (allocated inside `aten::to`).
+Trace steps_with_memory(std::int64_t leak) {
+  TraceFixture fixture;
+  fixture.top_level("deviceProperties",
+                    R"([{"id":0,"name":"GPU","computeMajor":9,"computeMinor":0,"totalGlobalMem":1073741824}])");
+  std::int64_t allocated = 100 * kMiB;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("k", t0 + 1, t0 + 10, 900);
+    allocated += 64 * kMiB;
+    fixture.memory(t0 + 100, 0x1000, 64 * kMiB, allocated, 512 * kMiB);
+    if (leak > 0) {
+      fixture.op("aten::to", t0 + 150, 20);
+      allocated += leak;
+      fixture.memory(t0 + 160, 0x100000 + s * 0x1000, leak, allocated, 512 * kMiB);
+    }
+    allocated -= 64 * kMiB;
+    fixture.memory(t0 + 900, 0x1000, -64 * kMiB, allocated, 512 * kMiB);
+  }
+  return fixture.load();
+}
+
+TEST(RuleMemoryGrowth, MemoryKeptAcrossStepsIsFoundWithTheAllocatingOp) {
+  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_memory(8 * kMiB), {}));
+  const Finding* finding = find(diagnosis, "memory-growth");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->severity, Severity::kHigh);
+  EXPECT_DOUBLE_EQ(finding->evidence[2].value, 8.0);  // MiB per step
+  ASSERT_FALSE(finding->evidence[2].events.empty());
+  EXPECT_EQ(finding->evidence[2].events[0].name, "aten::to");
+  EXPECT_EQ(finding->evidence[2].events[0].count, 4);
+  ASSERT_EQ(finding->evidence.size(), 4U);  // with the steps left until the device is full
+  EXPECT_GT(finding->evidence[3].value, 0.0);
+}
+
+TEST(RuleMemoryGrowth, StableMemoryIsFine) {
+  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_memory(0), {}));
+  EXPECT_EQ(find(diagnosis, "memory-growth"), nullptr);
+}
+
+TEST(RuleAllocatorChurn, CudaMallocInSteadyStepsIsFound) {
+  TraceFixture fixture;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.runtime("cudaMalloc", t0 + 2, 60, 9000 + s);
+    fixture.launched_kernel("k", t0 + 70, t0 + 80, 900);
+  }
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Finding* finding = find(diagnosis, "allocator-churn");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->gain.bound_ns, 60'000);
+}
+
+}  // namespace
+}  // namespace stepscope
