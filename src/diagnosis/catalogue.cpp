@@ -44,6 +44,10 @@ const std::vector<Rule>& all_rules() {
       {{"allocator-churn", "cudaMalloc / cudaFree in steady state", Bottleneck::kMemoryCapacity,
         "host time in cudaMalloc / cudaFree in kept steps after the first >= 1 % of the step"},
        rules::check_allocator_churn},
+      {{"fusion", "Chains of small elementwise kernels", Bottleneck::kMemoryTraffic,
+        "chains of >= 4 consecutive elementwise kernels < 20 µs, < 10 µs apart; what fusing them "
+        "saves (span minus the longest kernel) >= 5 % of the step"},
+       rules::check_fusion},
   };
   return kRules;
 }

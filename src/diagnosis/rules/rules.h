@@ -18,5 +18,6 @@ std::vector<Finding> check_exposed_communication(const RankAnalyses& rank);
 std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank);
 std::vector<Finding> check_memory_growth(const RankAnalyses& rank);
 std::vector<Finding> check_allocator_churn(const RankAnalyses& rank);
+std::vector<Finding> check_fusion(const RankAnalyses& rank);
 
 }  // namespace stepscope::rules
