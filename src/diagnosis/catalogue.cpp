@@ -48,6 +48,15 @@ const std::vector<Rule>& all_rules() {
         "chains of >= 4 consecutive elementwise kernels < 20 µs, < 10 µs apart; what fusing them "
         "saves (span minus the longest kernel) >= 5 % of the step"},
        rules::check_fusion},
+      {{"unaligned-shapes", "Half-precision GEMM dimensions not multiples of 8 / 16",
+        Bottleneck::kGpuCompute,
+        "fp16 GEMM / conv dims not multiples of 8, bf16 / int8 not multiples of 16 (dims >= 8 of "
+        "the last two axes), their GPU time >= 3 % of the step"},
+       rules::check_unaligned_shapes},
+      {{"low-occupancy", "Busy GPU, underused SMs", Bottleneck::kGpuCompute,
+        "GPU utilization >= 60 % and kernels with < 1 block per SM or < 20 % estimated occupancy "
+        ">= 30 % of kernel time"},
+       rules::check_low_occupancy},
   };
   return kRules;
 }

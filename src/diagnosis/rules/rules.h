@@ -19,5 +19,7 @@ std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank);
 std::vector<Finding> check_memory_growth(const RankAnalyses& rank);
 std::vector<Finding> check_allocator_churn(const RankAnalyses& rank);
 std::vector<Finding> check_fusion(const RankAnalyses& rank);
+std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank);
+std::vector<Finding> check_low_occupancy(const RankAnalyses& rank);
 
 }  // namespace stepscope::rules

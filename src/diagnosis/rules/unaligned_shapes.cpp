@@ -1,0 +1,109 @@
+// Rule: tensor-core-unfriendly shapes. Half-precision GEMMs and convolutions run on tensor cores
+// only at full speed when their dimensions are multiples of 8 (fp16) or 16 (bf16 / int8, as the
+// brief asks); odd sizes fall back to padded or slower kernels.
+//
+// Evidence: the GEMM / convolution ops whose 16-bit or 8-bit inputs (`Input type`) have a
+// dimension of 8 or more in their last two axes (`Input Dims`) that is not such a multiple, with
+// the shapes and the GPU time of the kernels they launched. Threshold: 3 % of the step.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+
+#include "diagnosis/gain.h"
+#include "diagnosis/input_dims.h"
+#include "diagnosis/rules/rules.h"
+
+namespace stepscope::rules {
+
+namespace {
+
+constexpr double kThresholdShare = 0.03;
+
+bool is_matmul_or_conv(std::string_view name) {
+  static constexpr std::array<std::string_view, 10> kOps = {
+      "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear",
+      "aten::convolution", "aten::_convolution", "aten::conv2d", "aten::conv1d"};
+  return std::find(kOps.begin(), kOps.end(), name) != kOps.end();
+}
+
+// The alignment tensor cores want for the op's input type, or 0 when it does not apply.
+int alignment(std::string_view types) {
+  if (types.find("Half") != std::string_view::npos) return 8;
+  if (types.find("BFloat16") != std::string_view::npos) return 16;
+  if (types.find("Char") != std::string_view::npos || types.find("int8") != std::string_view::npos) {
+    return 16;
+  }
+  return 0;
+}
+
+std::optional<std::int64_t> unaligned_dimension(const std::vector<Shape>& shapes, int align) {
+  for (const Shape& shape : shapes) {
+    if (shape.size() < 2) continue;
+    for (std::size_t d = shape.size() - 2; d < shape.size(); ++d) {
+      if (shape[d] >= 8 && shape[d] % align != 0) return shape[d];
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
+  const double step_ns = mean_step_ns(rank);
+  const auto kept = rank.steps.kept();
+  if (step_ns <= 0 || kept.empty()) return {};
+  const Trace& trace = *rank.trace;
+  const EventTable& e = trace.events;
+  std::vector<bool> flagged(e.size(), false);
+  std::vector<EventRefs> ops;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (e.event_class[i] != EventClass::kOp || !is_matmul_or_conv(trace.name_of(i))) continue;
+    const EventArgs* args = trace.args_of(i);
+    if (args == nullptr) continue;
+    const int align = alignment(trace.strings.view(args->input_types));
+    if (align == 0) continue;
+    const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
+    if (!shapes || !unaligned_dimension(*shapes, align)) continue;
+    const Step* step = step_at(rank.steps, e.start_ns[i]);
+    if (step == nullptr) continue;
+    flagged[i] = true;
+    add_ref(ops, fmt::format("{} {}", trace.name_of(i), trace.strings.view(args->input_dims)),
+            e.start_ns[i], e.end_ns(i), step);
+  }
+  std::int64_t device_ns = 0;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!is_device_activity(e.event_class[i])) continue;
+    for (EventIndex at = e.owner_op[i]; at != kNoEvent; at = e.parent[at]) {
+      if (flagged[at]) {
+        device_ns += e.dur_ns[i];
+        break;
+      }
+    }
+  }
+  const auto steps = static_cast<double>(kept.size());
+  const auto per_step = static_cast<std::int64_t>(static_cast<double>(device_ns) / steps);
+  if (static_cast<double>(per_step) / step_ns < kThresholdShare) return {};
+  std::sort(ops.begin(), ops.end(),
+            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
+  if (ops.size() > 5) ops.resize(5);
+  Finding finding;
+  finding.id = "unaligned-shapes";
+  finding.bottleneck = Bottleneck::kGpuCompute;
+  finding.part = StepPart::kWholeStep;
+  finding.rank = trace.rank;
+  finding.title = "Half-precision GEMMs with dimensions that are not multiples of 8 / 16";
+  finding.evidence.push_back(Evidence{"GPU time of those ops per step",
+                                      static_cast<double>(per_step) / 1e6, "ms/step", ops});
+  finding.fix =
+      "Pad the dimensions to multiples of 8 (fp16) or 16 (bf16, int8): vocabulary and embedding "
+      "sizes (e.g. 50257 -> 50304), hidden and head sizes, and the batch x sequence product; "
+      "pad_to_multiple_of=8 in Hugging Face tokenizers pads sequences.";
+  finding.gain = make_gain(per_step / 2, per_step / 5, step_ns,
+                           "misaligned GEMMs run up to 2x slower on tensor cores: bound = half "
+                           "their GPU time; likely = a fifth of it");
+  finding.severity = severity_for(finding.gain.likely_share);
+  return {finding};
+}
+
+}  // namespace stepscope::rules
