@@ -11,7 +11,9 @@ const std::vector<Rule>& all_rules() {
        rules::check_input_bound},
       {{"launch-bound", "The GPU waits for the host to launch work", Bottleneck::kHostOverhead,
         "GPU idle whose next activity was launched only after the idle began (host wait), "
-        "DataLoader and post-sync idle excluded, >= 10 % of the mean step"},
+        "DataLoader and post-sync idle excluded, >= 10 % of the mean step; reported as "
+        "inference-launch-bound when the trace has no backward pass or optimizer and its matrix "
+        "multiplies have a leading dimension of 1"},
        rules::check_launch_bound},
       {{"host-device-sync", "Blocking host-device syncs inside the step",
         Bottleneck::kHostDeviceSync,

@@ -56,3 +56,32 @@ TEST(RuleLaunchBound, WorkQueuedAheadIsNotHostWait) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+TEST(RuleInferenceLaunchBound, BatchOfOneWithoutBackwardIsInference) {
+  testing::TraceFixture fixture;
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    for (int k = 0; k < 40; ++k) {
+      const double call = t0 + 2 + k * 24.0;
+      fixture.op("aten::linear", call - 1, 20, 1, -1, R"("Input Dims":[[1, 512], [512, 512], [512]])");
+      fixture.launched_kernel("gemv_kernel", call, call + 6, 4);
+    }
+  }
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  ASSERT_FALSE(diagnosis.findings.empty());
+  EXPECT_EQ(diagnosis.findings[0].id, "inference-launch-bound");
+  EXPECT_NE(diagnosis.findings[0].fix.find("inference_mode"), std::string::npos);
+}
+
+TEST(RuleInferenceLaunchBound, TrainingStaysLaunchBound) {
+  const Diagnosis diagnosis = diagnose(analyze_rank(tiny_kernels(false), {}));
+  ASSERT_FALSE(diagnosis.findings.empty());
+  EXPECT_EQ(diagnosis.findings[0].id, "launch-bound");
+}
+
+}  // namespace
+}  // namespace stepscope

@@ -13,6 +13,7 @@
 
 #include "diagnosis/device_timeline.h"
 #include "diagnosis/gain.h"
+#include "diagnosis/input_dims.h"
 #include "diagnosis/rules/rules.h"
 
 namespace stepscope::rules {
@@ -126,6 +127,39 @@ IntervalSet explained_elsewhere(const RankAnalyses& rank, const IntervalSet& bus
   return IntervalSet::from_unsorted(std::move(spans));
 }
 
+// Inference: no backward pass and no optimizer in the trace. Batch of one: the leading dimension
+// of the first input of the matrix multiplies is 1.
+bool inference_at_batch_one(const RankAnalyses& rank) {
+  if (!rank.phases.applicable ||
+      rank.phases.markers[static_cast<std::size_t>(Phase::kBackward)] > 0 ||
+      rank.phases.markers[static_cast<std::size_t>(Phase::kOptimizer)] > 0) {
+    return false;
+  }
+  const Trace& trace = *rank.trace;
+  const EventTable& e = trace.events;
+  std::int64_t matmuls = 0;
+  std::int64_t batch_one = 0;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    const std::string_view name = trace.name_of(i);
+    if (e.event_class[i] != EventClass::kOp ||
+        (name != "aten::linear" && name != "aten::mm" && name != "aten::addmm" &&
+         name != "aten::matmul")) {
+      continue;
+    }
+    const EventArgs* args = trace.args_of(i);
+    if (args == nullptr) continue;
+    const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
+    if (!shapes) continue;
+    for (const Shape& shape : *shapes) {
+      if (shape.size() < 2) continue;
+      ++matmuls;
+      batch_one += shape.front() == 1 ? 1 : 0;
+      break;
+    }
+  }
+  return matmuls > 0 && batch_one * 2 > matmuls;
+}
+
 }  // namespace
 
 std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
@@ -200,6 +234,17 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
             "while the GPU waits. Move CPU tensor work to the GPU, precompute it in the "
             "DataLoader workers, or batch Python-level loops; then torch.compile(model) to cut "
             "the remaining Python overhead.";
+  if (inference_at_batch_one(rank)) {
+    finding.id = "inference-launch-bound";
+    finding.title = fmt::format(
+        "Inference at batch size 1: the GPU waits for the host {:.1f} % of each step",
+        share * 100);
+    finding.fix =
+        "Serve requests in batches (dynamic batching) so each launch does more work; run the "
+        "model under model.eval() and torch.inference_mode() so no autograd bookkeeping runs; "
+        "capture the forward pass with torch.compile(model, mode=\"reduce-overhead\") (CUDA "
+        "graphs) to replay it without per-kernel launches.";
+  }
   finding.gain = make_gain(
       wait_per_step,
       static_cast<std::int64_t>(static_cast<double>(wait_per_step) * kLikelyRemovedShare),
