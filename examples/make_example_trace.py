@@ -263,7 +263,10 @@ def write(trace: dict[str, Any], out: Path) -> None:
     text = json.dumps(trace, separators=(",", ":")).encode()
     try:
         if out.suffix == ".gz":
-            with gzip.GzipFile(temporary, "wb", mtime=0) as compressed:
+            # No file name and no time in the header: the same trace gives the same bytes.
+            with open(temporary, "wb") as raw, gzip.GzipFile(
+                filename="", mode="wb", fileobj=raw, mtime=0
+            ) as compressed:
                 compressed.write(text)
         else:
             Path(temporary).write_bytes(text)
