@@ -50,6 +50,11 @@ std::optional<TensorCoreMatch> match_tb_tensor_core(std::string_view kernel_name
 }
 
 std::optional<TensorCoreMatch> match_tensor_core(std::string_view kernel_name) {
+  // cuBLAS names its CUDA-core float32 kernels `…xmma_gemm_f32f32…_ffma…` and CUTLASS `…simt…`:
+  // they match tb_plugin's `xmma_gemm` but run no tensor-core instruction (seen on an H100).
+  if (contains_ignoring_case(kernel_name, "ffma") || contains_ignoring_case(kernel_name, "simt")) {
+    return std::nullopt;
+  }
   if (std::optional<TensorCoreMatch> tb = match_tb_tensor_core(kernel_name)) return tb;
   for (std::string_view pattern : kExtendedPatterns) {
     if (contains_ignoring_case(kernel_name, pattern)) return TensorCoreMatch{pattern, true};

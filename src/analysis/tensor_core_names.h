@@ -15,7 +15,8 @@ struct TensorCoreMatch {
 
 // tb_plugin's rule: the name contains one of its substrings (case-sensitive).
 [[nodiscard]] std::optional<TensorCoreMatch> match_tb_tensor_core(std::string_view kernel_name);
-// tb_plugin's list first, then the extension (case-insensitive).
+// tb_plugin's list first, then the extension (case-insensitive); kernels whose names say they
+// run on CUDA cores (`ffma`, `simt`) never match.
 [[nodiscard]] std::optional<TensorCoreMatch> match_tensor_core(std::string_view kernel_name);
 
 }  // namespace stepscope

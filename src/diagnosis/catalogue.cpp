@@ -56,8 +56,8 @@ const std::vector<Rule>& all_rules() {
         "the last two axes), their GPU time >= 3 % of the step"},
        rules::check_unaligned_shapes},
       {{"low-occupancy", "Busy GPU, underused SMs", Bottleneck::kGpuCompute,
-        "GPU utilization >= 60 % and kernels with < 1 block per SM or < 20 % estimated occupancy "
-        ">= 30 % of kernel time"},
+        "GPU utilization >= 60 % and kernels with fewer blocks than half the SMs (blocks per SM "
+        "< 0.5) >= 30 % of kernel time"},
        rules::check_low_occupancy},
   };
   return kRules;

@@ -1,8 +1,8 @@
 // Rule: tensor cores idle. Float32 matrix multiplies and convolutions run on the CUDA cores of
 // a GPU that has tensor cores (compute capability 7.0 or higher).
 //
-// Evidence: GPU time in fp32 GEMM / convolution kernels (names with `sgemm`, `scudnn`, or a
-// GEMM / convolution name with `f32` and no tensor-core marker; metrics.md §10.4 for the
+// Evidence: GPU time in fp32 GEMM / convolution kernels (names with `sgemm`, `scudnn`, `ffma`,
+// or a GEMM / convolution name with `f32` and no tensor-core marker; metrics.md §10.4 for the
 // tensor-core names), per step and as a share of kernel time, with the device and its
 // compute capability. Threshold: 10 % of kernel time. Below that a change of precision is not
 // worth its numerical risk.
@@ -31,7 +31,7 @@ bool contains(std::string_view text, std::string_view needle) {
 
 bool is_fp32_matmul_kernel(std::string_view name) {
   if (match_tensor_core(name)) return false;
-  if (contains(name, "sgemm") || contains(name, "scudnn")) return true;
+  if (contains(name, "sgemm") || contains(name, "scudnn") || contains(name, "ffma")) return true;
   const bool matmul_or_conv = contains(name, "gemm") || contains(name, "conv");
   return matmul_or_conv && (contains(name, "f32") || contains(name, "float"));
 }
