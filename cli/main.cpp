@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "analyze_command.h"
+#include "rules_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"stepscope: a performance doctor for PyTorch profiler traces"};
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   stepscope::cli::AnalyzeArguments analyze;
   stepscope::cli::add_analyze_command(app, analyze);
+  stepscope::cli::RulesArguments rules;
+  stepscope::cli::add_rules_command(app, rules);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -25,6 +28,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("analyze")) return stepscope::cli::run_analyze(analyze);
+    if (app.got_subcommand("rules")) return stepscope::cli::run_rules(rules);
   } catch (const std::exception& e) {
     fmt::print(stderr, "stepscope: internal error: {}\n", e.what());
     return 1;

@@ -34,6 +34,8 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request);
 // Renderers.
 std::string render_json(const Report& report);
 std::string render_text(const Report& report, int top);
+// The diagnosis rule catalogue as JSON.
+std::string render_rule_catalogue_json();
 
 // Writes `content` to `path` through a temporary file renamed into place, so that a failure
 // never leaves a partial file that looks complete. "-" writes to standard output.

@@ -1,6 +1,11 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
 #include "render/json/diagnosis_json.h"
 #include "render/json/gpu_metrics_json.h"
+#include "render/json/gpu_temporal_json.h"
+#include "render/json/idle_time_json.h"
+#include "render/json/kernel_breakdown_json.h"
+#include "render/json/launches_json.h"
+#include "render/json/operators_json.h"
 #include "render/json/phases_json.h"
 #include "render/json/step_breakdown_json.h"
 #include "render/json/steps_json.h"
@@ -73,6 +78,16 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.analyses.step_breakdown);
   json.key("phases");
   render::write_json(json, rank.analyses.phases);
+  json.key("gpu_temporal");
+  render::write_json(json, rank.analyses.gpu_temporal);
+  json.key("kernels");
+  render::write_json(json, rank.analyses.kernels);
+  json.key("idle_time");
+  render::write_json(json, rank.analyses.idle);
+  json.key("operators");
+  render::write_json(json, rank.analyses.operators);
+  json.key("launches");
+  render::write_json(json, rank.analyses.launches);
   json.key("gpu_metrics");
   render::write_json(json, rank.analyses.gpu_metrics);
   json.end_object();
@@ -125,6 +140,21 @@ std::string render_json(const Report& report) {
   std::string text = json.take();
   text.push_back('\n');
   return text;
+}
+
+std::string render_rule_catalogue_json() {
+  JsonWriter json;
+  json.begin_array();
+  for (const RuleDescription& rule : rule_catalogue()) {
+    json.begin_object();
+    json.field("id", rule.id);
+    json.field("title", rule.title);
+    json.field("bottleneck", to_string(rule.bottleneck));
+    json.field("threshold", rule.threshold);
+    json.end_object();
+  }
+  json.end_array();
+  return json.take() + "\n";
 }
 
 }  // namespace stepscope

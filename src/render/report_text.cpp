@@ -3,6 +3,11 @@
 
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
+#include "render/terminal/gpu_temporal_text.h"
+#include "render/terminal/idle_time_text.h"
+#include "render/terminal/kernel_breakdown_text.h"
+#include "render/terminal/launches_text.h"
+#include "render/terminal/operators_text.h"
 #include "render/terminal/phases_text.h"
 #include "render/terminal/step_breakdown_text.h"
 #include "render/terminal/steps_text.h"
@@ -61,6 +66,11 @@ std::string render_text(const Report& report, int top) {
     out += render::render_text(rank.analyses.steps, rank.analyses.step_time, top);
     out += render::render_text(rank.analyses.step_breakdown, top);
     out += render::render_text(rank.analyses.phases, top);
+    out += render::render_text(rank.analyses.gpu_temporal, top);
+    out += render::render_text(rank.analyses.kernels, top);
+    out += render::render_text(rank.analyses.idle, top);
+    out += render::render_text(rank.analyses.operators, top);
+    out += render::render_text(rank.analyses.launches, top);
     out += render::render_text(rank.analyses.gpu_metrics, top);
   }
   return out;

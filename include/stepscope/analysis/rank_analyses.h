@@ -2,6 +2,11 @@
 #pragma once
 
 #include "stepscope/analysis/gpu_metrics.h"
+#include "stepscope/analysis/gpu_temporal.h"
+#include "stepscope/analysis/idle_time.h"
+#include "stepscope/analysis/kernel_breakdown.h"
+#include "stepscope/analysis/launches.h"
+#include "stepscope/analysis/operators.h"
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/step_breakdown.h"
 #include "stepscope/analysis/steps.h"
@@ -17,6 +22,11 @@ struct RankAnalyses {
   StepBreakdownResult step_breakdown;
   PhasesResult phases;
   GpuMetricsResult gpu_metrics;
+  GpuTemporalResult gpu_temporal;
+  KernelBreakdownResult kernels;
+  IdleTimeResult idle;
+  LaunchResult launches;
+  OperatorTable operators;
 };
 
 // Runs every analysis on one rank.

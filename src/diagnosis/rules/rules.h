@@ -12,5 +12,7 @@ namespace stepscope::rules {
 std::vector<Finding> check_input_bound(const RankAnalyses& rank);
 std::vector<Finding> check_host_device_sync(const RankAnalyses& rank);
 std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank);
+std::vector<Finding> check_transfers(const RankAnalyses& rank);
+std::vector<Finding> check_launch_bound(const RankAnalyses& rank);
 
 }  // namespace stepscope::rules

@@ -1,0 +1,209 @@
+// Rule: host / launch-bound. The GPU idles because the host submits work too slowly: gaps in
+// GPU activity whose next kernel was launched only after the gap began ("host wait", metrics.md
+// §5), many kernels shorter than their own launch, and launch calls a large part of host time.
+//
+// Idle already explained by other rules is left out: gaps inside DataLoader spans (input-bound)
+// and right after blocking syncs (host-device sync), so a wait is never counted twice.
+// Threshold: host-wait idle >= 10 % of the mean step. Some host wait is normal at step
+// boundaries and around the optimizer; a tenth of the step is worth removing.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <string_view>
+
+#include "diagnosis/device_timeline.h"
+#include "diagnosis/gain.h"
+#include "diagnosis/rules/rules.h"
+
+namespace stepscope::rules {
+
+namespace {
+
+constexpr double kThresholdShare = 0.10;
+// CUDA graphs or torch.compile remove most per-kernel launch cost, larger batches amortise it;
+// some host work (Python, the optimizer) remains: assume 60 % of the wait goes.
+constexpr double kLikelyRemovedShare = 0.6;
+constexpr std::int64_t kShortKernelNs = 10'000;
+
+bool is_data_loader_or_sync(const Trace& trace, EventIndex i) {
+  const std::string_view name = trace.name_of(i);
+  const EventClass c = trace.events.event_class[i];
+  if ((c == EventClass::kOp || c == EventClass::kAnnotation) &&
+      (name.rfind("enumerate(DataLoader)#", 0) == 0 || name.rfind("enumerate(DataPipe)#", 0) == 0)) {
+    return true;
+  }
+  return is_launch_call(c) && (name.find("Synchronize") != std::string_view::npos ||
+                               name == "cudaMemcpy" || name == "hipMemcpy");
+}
+
+struct HostWait {
+  IntervalSet idle;
+  std::vector<EventRefs> late_kernels;  // the activities the GPU waited for
+  std::vector<EventRefs> host_ops;      // what the host was running meanwhile, by wait time
+  std::int64_t attributed_ns = 0;
+};
+
+// The op the host was inside when the GPU ran dry: the innermost ancestor of the late launch
+// that had already started at the gap's start; when none had (the host was between ops), the
+// outermost op that holds the launch.
+EventIndex op_during_gap(const Trace& trace, EventIndex call, std::int64_t gap_start) {
+  const EventTable& e = trace.events;
+  EventIndex outermost = kNoEvent;
+  for (EventIndex at = e.parent[call]; at != kNoEvent; at = e.parent[at]) {
+    if (trace.name_of(at).rfind("ProfilerStep#", 0) == 0) break;
+    const EventClass c = e.event_class[at];
+    if (c != EventClass::kOp && c != EventClass::kAnnotation) continue;
+    if (e.start_ns[at] <= gap_start) return at;
+    outermost = at;
+  }
+  return outermost;
+}
+
+struct WaitingOp {
+  EventRefs refs;
+  std::int64_t wait_ns = 0;
+};
+
+// Gaps of the merged GPU timeline inside kept steps whose next activity was launched after the
+// gap began, less the time other rules explain.
+HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
+  const Trace& trace = *rank.trace;
+  const EventTable& e = trace.events;
+  HostWait wait;
+  std::int64_t busy_until = INT64_MIN;
+  std::vector<Interval> gaps;
+  std::vector<WaitingOp> ops;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!is_device_activity(e.event_class[i])) continue;
+    const std::int64_t start = e.start_ns[i];
+    const EventIndex call = e.launcher[i];
+    if (start > busy_until && busy_until != INT64_MIN && call != kNoEvent &&
+        e.start_ns[call] > busy_until) {
+      const Step* step = step_at(rank.steps, busy_until);
+      if (step != nullptr) {
+        const Interval gap{busy_until, std::min(start, step->end_ns)};
+        const std::int64_t unexplained = gap.length() - excluded.measure_within(gap);
+        gaps.push_back(gap);
+        add_ref(wait.late_kernels, trace.name_of(i), start, e.end_ns(i), step);
+        const EventIndex op = op_during_gap(trace, call, gap.start);
+        if (op != kNoEvent && unexplained > 0) {
+          const std::string_view name = trace.name_of(op);
+          auto found = std::find_if(ops.begin(), ops.end(),
+                                    [&](const WaitingOp& w) { return w.refs.name == name; });
+          if (found == ops.end()) {
+            ops.push_back({});
+            found = ops.end() - 1;
+          }
+          std::vector<EventRefs> one{found->refs};
+          if (found->refs.name.empty()) one.clear();
+          add_ref(one, name, e.start_ns[op], e.end_ns(op), step);
+          found->refs = one.front();
+          found->wait_ns += unexplained;
+          wait.attributed_ns += unexplained;
+        }
+      }
+    }
+    busy_until = std::max(busy_until, e.end_ns(i));
+  }
+  wait.idle = IntervalSet::from_sorted(gaps).subtract(excluded);
+  std::sort(ops.begin(), ops.end(),
+            [](const WaitingOp& a, const WaitingOp& b) { return a.wait_ns > b.wait_ns; });
+  for (std::size_t k = 0; k < ops.size() && k < 5; ++k) wait.host_ops.push_back(ops[k].refs);
+  return wait;
+}
+
+IntervalSet explained_elsewhere(const RankAnalyses& rank, const IntervalSet& busy) {
+  const Trace& trace = *rank.trace;
+  const EventTable& e = trace.events;
+  std::vector<Interval> spans;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!is_data_loader_or_sync(trace, i)) continue;
+    const std::int64_t end = e.end_ns(i);
+    // A sync's cost runs on after it returns, until the GPU has work again.
+    const std::int64_t after = is_launch_call(e.event_class[i]) ? idle_after(busy, end, end + 1'000'000'000) : 0;
+    spans.push_back({e.start_ns[i], end + after});
+  }
+  return IntervalSet::from_unsorted(std::move(spans));
+}
+
+}  // namespace
+
+std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
+  const double step_ns = mean_step_ns(rank);
+  const auto kept = rank.steps.kept();
+  if (step_ns <= 0 || kept.empty()) return {};
+  const Trace& trace = *rank.trace;
+  const IntervalSet busy = device_busy(trace);
+  if (busy.empty()) return {};
+  const HostWait wait = host_wait(rank, explained_elsewhere(rank, busy));
+  const auto steps = static_cast<double>(kept.size());
+  const auto wait_per_step =
+      static_cast<std::int64_t>(static_cast<double>(wait.idle.measure()) / steps);
+  const double share = static_cast<double>(wait_per_step) / step_ns;
+  if (share < kThresholdShare) return {};
+
+  const EventTable& e = trace.events;
+  std::int64_t kernels = 0;
+  std::int64_t short_kernels = 0;
+  std::int64_t launch_ns = 0;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (step_at(rank.steps, e.start_ns[i]) == nullptr) continue;
+    if (is_device_activity(e.event_class[i])) {
+      ++kernels;
+      if (e.dur_ns[i] < kShortKernelNs) ++short_kernels;
+    } else if (is_launch_call(e.event_class[i]) &&
+               trace.name_of(i).find("Launch") != std::string_view::npos) {
+      launch_ns += e.dur_ns[i];
+    }
+  }
+  std::vector<EventRefs> late = wait.late_kernels;
+  std::sort(late.begin(), late.end(),
+            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
+  if (late.size() > 10) late.resize(10);
+
+  const double launch_per_step = static_cast<double>(launch_ns) / steps;
+  // Launch calls themselves, or other host work (Python, CPU ops), keep the GPU waiting.
+  const bool launch_overhead = launch_per_step >= 0.3 * static_cast<double>(wait_per_step);
+
+  Finding finding;
+  finding.id = "launch-bound";
+  finding.bottleneck = Bottleneck::kHostOverhead;
+  finding.part = StepPart::kWholeStep;
+  finding.rank = trace.rank;
+  finding.title =
+      launch_overhead
+          ? fmt::format("The GPU waits for kernel launches {:.1f} % of each step", share * 100)
+          : fmt::format("The GPU waits for host-side work {:.1f} % of each step", share * 100);
+  finding.evidence.push_back(Evidence{"GPU idle with the next launch not yet issued, per step",
+                                      static_cast<double>(wait_per_step) / 1e6, "ms/step", late});
+  finding.evidence.push_back(
+      Evidence{"GPU activities per step", static_cast<double>(kernels) / steps, "count/step", {}});
+  finding.evidence.push_back(Evidence{
+      "activities shorter than 10 µs",
+      kernels > 0 ? 100.0 * static_cast<double>(short_kernels) / static_cast<double>(kernels) : 0,
+      "%", {}});
+  finding.evidence.push_back(
+      Evidence{"host time in launch calls per step", launch_per_step / 1e6, "ms/step", {}});
+  finding.evidence.push_back(Evidence{"GPU wait by the host op running at the time, per step",
+                                      static_cast<double>(wait.attributed_ns) / steps / 1e6,
+                                      "ms/step", wait.host_ops});
+  finding.fix =
+      launch_overhead
+          ? "Give the GPU more work per launch: a larger batch size; torch.compile(model) to fuse "
+            "small ops, or torch.compile(model, mode=\"reduce-overhead\") / torch.cuda.CUDAGraph "
+            "to replay the step without per-kernel launches."
+          : "Take host work off the step's critical path: the ops listed above run on the CPU "
+            "while the GPU waits. Move CPU tensor work to the GPU, precompute it in the "
+            "DataLoader workers, or batch Python-level loops; then torch.compile(model) to cut "
+            "the remaining Python overhead.";
+  finding.gain = make_gain(
+      wait_per_step,
+      static_cast<std::int64_t>(static_cast<double>(wait_per_step) * kLikelyRemovedShare),
+      step_ns,
+      "bound: GPU idle waiting for launches (DataLoader and post-sync idle excluded); likely: "
+      "60 % of it, what CUDA graphs or fusion typically remove");
+  finding.severity = severity_for(finding.gain.likely_share);
+  return {finding};
+}
+
+}  // namespace stepscope::rules

@@ -1,0 +1,10 @@
+#pragma once
+
+#include "render/json_writer.h"
+#include "stepscope/analysis/launches.h"
+
+namespace stepscope::render {
+
+void write_json(JsonWriter& json, const LaunchResult& launches);
+
+}  // namespace stepscope::render
