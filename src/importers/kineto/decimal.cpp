@@ -6,7 +6,10 @@ namespace stepscope::kineto {
 
 namespace {
 
-constexpr int kMaxDigits = 40;  // more significant digits than this cannot fit in int64 ns
+// Significant digits kept in the mantissa: __int128 holds any 38-digit number. Further digits
+// only scale the value (integer part) or round it (fraction), and int64 nanoseconds need
+// far fewer.
+constexpr int kMaxDigits = 38;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -108,8 +111,8 @@ std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal)
   if (shift > 0) {
     if (shift > 19) return std::nullopt;
     for (int k = 0; k < shift; ++k) {
+      if (value > kLimit / 10) return std::nullopt;  // checked first: the product may not fit
       value *= 10;
-      if (value > kLimit) return std::nullopt;
     }
   } else if (shift < 0) {
     // Round to nearest, ties to even, using the dropped digits.

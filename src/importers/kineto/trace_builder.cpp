@@ -315,6 +315,9 @@ std::int64_t integer_or(simdjson::dom::element element, std::string_view key,
   if (element[key].get_int64().get(value) == simdjson::SUCCESS) return value;
   double real = 0;
   if (element[key].get_double().get(real) == simdjson::SUCCESS) {
+    // Converting a double outside int64's range is undefined: such a value is no id or size.
+    constexpr double kInt64Bound = 9223372036854775808.0;  // 2^63
+    if (!(real >= -kInt64Bound && real < kInt64Bound)) return fallback;
     return static_cast<std::int64_t>(real);
   }
   std::string_view text;

@@ -1,0 +1,578 @@
+#!/usr/bin/env python3
+"""Writes a small seed corpus for the fuzz targets: valid Kineto traces of many shapes and
+subtly broken variants of them. Deterministic; a few hundred kilobytes at most.
+
+    python3 fuzz/make_corpus.py build/fuzz/corpus            # JSON seeds (importer, scanner)
+    python3 fuzz/make_corpus.py --analyze build/fuzz/corpus-analyze   # with fuzz_analyze's
+                                                             # two option bytes in front
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+Event = dict[str, Any]
+
+PID, TID, BASE = 7000, 7000, 1_700_000_000_000_000
+
+
+def x(
+    cat: str, name: str, ts: float, dur: float, pid: Any = PID, tid: Any = TID, **args: Any
+) -> Event:
+    return {
+        "ph": "X",
+        "cat": cat,
+        "name": name,
+        "pid": pid,
+        "tid": tid,
+        "ts": ts,
+        "dur": dur,
+        "args": args,
+    }
+
+
+def step_events(
+    steps: int,
+    *,
+    launch: str = "cudaLaunchKernel",
+    kernel: str = "ampere_sgemm_128x64_tn",
+    runtime_cat: str = "cuda_runtime",
+    kernel_cat: str = "kernel",
+    fraction: bool = False,
+    phases: bool = False,
+    sync: bool = False,
+    nccl: bool = False,
+    memory: bool = False,
+) -> list[Event]:
+    events: list[Event] = []
+    for step in range(steps):
+        t = BASE + step * 10_000 + (0.25 if fraction else 0)
+        ext, corr = 100 + step * 10, 1 + step * 10
+        events.append(
+            x("user_annotation", f"ProfilerStep#{step + 3}", t, 9_000, **{"External id": ext})
+        )
+        if phases:
+            events.append(
+                x(
+                    "user_annotation",
+                    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                    t + 10,
+                    50,
+                )
+            )
+            events.append(
+                x(
+                    "cpu_op",
+                    "autograd::engine::evaluate_function: AddmmBackward0",
+                    t + 4_000,
+                    1_000,
+                    tid=TID + 1,
+                )
+            )
+            events.append(x("user_annotation", "Optimizer.step#SGD.step", t + 6_000, 800))
+        events.append(
+            x(
+                "cpu_op",
+                "aten::linear",
+                t + 100,
+                2_000,
+                **{
+                    "External id": ext + 1,
+                    "Input Dims": [[64, 128], [256, 128], [256]],
+                    "Input type": ["float", "float", "float"],
+                    "Concrete Inputs": ["", "", ""],
+                },
+            )
+        )
+        events.append(
+            x(
+                runtime_cat,
+                launch,
+                t + 500,
+                20.5 if fraction else 20,
+                **{"External id": ext + 1, "correlation": corr, "cbid": 211},
+            )
+        )
+        events.append(
+            x(
+                kernel_cat,
+                kernel,
+                t + 600,
+                5_000,
+                pid=0,
+                tid=7,
+                **{
+                    "External id": ext + 1,
+                    "correlation": corr,
+                    "device": 0,
+                    "stream": 7,
+                    "grid": [8, 4, 1],
+                    "block": [128, 1, 1],
+                    "registers per thread": 90,
+                    "shared memory": 16384,
+                    "blocks per SM": 0.3,
+                    "warps per SM": 1.2,
+                    "est. achieved occupancy %": 12,
+                },
+            )
+        )
+        events.append(
+            {
+                "ph": "s",
+                "id": corr,
+                "pid": PID,
+                "tid": TID,
+                "ts": t + 500,
+                "cat": "ac2g",
+                "name": "ac2g",
+            }
+        )
+        events.append(
+            {
+                "ph": "f",
+                "id": corr,
+                "pid": 0,
+                "tid": 7,
+                "ts": t + 600,
+                "cat": "ac2g",
+                "name": "ac2g",
+                "bp": "e",
+            }
+        )
+        events.append(
+            x(
+                "gpu_memcpy",
+                "Memcpy HtoD (Pageable -> Device)",
+                t + 5_700,
+                30,
+                pid=0,
+                tid=7,
+                **{
+                    "device": 0,
+                    "stream": 7,
+                    "correlation": corr + 1,
+                    "bytes": 1 << 20,
+                    "memory bandwidth (GB/s)": 20.5,
+                },
+            )
+        )
+        events.append(
+            x("cuda_runtime", "cudaMemcpyAsync", t + 5_650, 60, **{"correlation": corr + 1})
+        )
+        if sync:
+            events.append(
+                x(
+                    "cuda_runtime",
+                    "cudaDeviceSynchronize",
+                    t + 6_000,
+                    2_000,
+                    **{"correlation": corr + 2},
+                )
+            )
+        if nccl:
+            events.append(
+                x(
+                    "kernel",
+                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                    t + 6_000,
+                    700,
+                    pid=0,
+                    tid=20,
+                    **{
+                        "device": 0,
+                        "stream": 20,
+                        "correlation": corr + 3,
+                        "Collective name": "allreduce",
+                        "In msg nelems": 4096,
+                        "Out msg nelems": 4096,
+                        "Group size": 2,
+                        "dtype": "Float",
+                        "Process Group Name": "0",
+                    },
+                )
+            )
+            events.append(
+                x(
+                    "cpu_op",
+                    "record_param_comms",
+                    t + 5_900,
+                    40,
+                    **{
+                        "Collective name": "allreduce",
+                        "In msg nelems": 4096,
+                        "Out msg nelems": 4096,
+                        "Group size": 2,
+                        "dtype": "Float",
+                        "Process Group Name": "0",
+                    },
+                )
+            )
+        if memory:
+            events.append(
+                {
+                    "ph": "i",
+                    "cat": "cpu_instant_event",
+                    "name": "[memory]",
+                    "pid": PID,
+                    "tid": TID,
+                    "ts": t + 200,
+                    "s": "t",
+                    "args": {
+                        "Total Allocated": 1 << 30,
+                        "Total Reserved": 2 << 30,
+                        "Addr": 1234567,
+                        "Bytes": 4096,
+                        "Device Id": 0,
+                        "Device Type": 1,
+                    },
+                }
+            )
+    events.append(
+        {"ph": "M", "name": "process_name", "pid": PID, "tid": 0, "args": {"name": "python"}}
+    )
+    events.append(
+        {"ph": "M", "name": "thread_name", "pid": PID, "tid": TID, "args": {"name": "thread 1"}}
+    )
+    events.append({"ph": "C", "name": "counter", "pid": PID, "ts": BASE, "args": {"value": 3}})
+    return events
+
+
+DEVICE = {
+    "id": 0,
+    "name": "NVIDIA A100-SXM4-80GB",
+    "totalGlobalMem": 85899345920,
+    "computeMajor": 8,
+    "computeMinor": 0,
+    "numSms": 108,
+    "warpSize": 32,
+    "maxThreadsPerMultiprocessor": 2048,
+    "regsPerMultiprocessor": 65536,
+    "sharedMemPerMultiprocessor": 167936,
+}
+
+
+def document(events: list[Event], **top: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "schemaVersion": 1,
+        "deviceProperties": [DEVICE],
+        "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2},
+    }
+    doc.update(top)
+    doc["traceEvents"] = events
+    return doc
+
+
+def valid_traces() -> Iterator[tuple[str, str]]:
+    yield "basic", json.dumps(document(step_events(3)))
+    yield "compact", json.dumps(document(step_events(2)), separators=(",", ":"))
+    yield "pretty", json.dumps(document(step_events(1)), indent=1)
+    yield "array_form", json.dumps(step_events(2))
+    yield "bom", "\ufeff" + json.dumps(document(step_events(1)))
+    yield (
+        "fractional",
+        json.dumps(
+            document(step_events(3, fraction=True), baseTimeNanoseconds=1_700_000_000_000_000_000)
+        ),
+    )
+    yield "phases_sync", json.dumps(document(step_events(3, phases=True, sync=True)))
+    yield "nccl", json.dumps(document(step_events(2, nccl=True)))
+    yield "memory", json.dumps(document(step_events(2, memory=True)))
+    yield (
+        "driver_launch",
+        json.dumps(
+            document(
+                step_events(
+                    2,
+                    launch="cuLaunchKernel",
+                    runtime_cat="cuda_driver",
+                    kernel="triton_poi_fused_add_0",
+                )
+            )
+        ),
+    )
+    yield (
+        "hip",
+        json.dumps(
+            document(
+                step_events(2, launch="hipLaunchKernel", kernel="Cijk_Ailk_Bljk_SB_MT128x128x16")
+            )
+        ),
+    )
+    yield (
+        "old_categories",
+        json.dumps(document(step_events(2, runtime_cat="Runtime", kernel_cat="Kernel"))),
+    )
+    yield (
+        "no_steps",
+        json.dumps(
+            document([e for e in step_events(2) if not e["name"].startswith("ProfilerStep")])
+        ),
+    )
+    yield (
+        "cpu_only",
+        json.dumps(
+            {
+                "traceEvents": [
+                    x("cpu_op", "aten::add", BASE, 5),
+                    x("cpu_op", "aten::mul", BASE + 6, 5),
+                ]
+            }
+        ),
+    )
+    yield (
+        "string_ids",
+        json.dumps(document([x("cpu_op", "aten::add", BASE, 5, pid="host", tid="stream 7 7")])),
+    )
+    yield (
+        "begin_end",
+        json.dumps(
+            document(
+                [
+                    {
+                        "ph": "B",
+                        "name": "ProfilerStep#1",
+                        "cat": "user_annotation",
+                        "pid": 1,
+                        "tid": 1,
+                        "ts": BASE,
+                    },
+                    {
+                        "ph": "B",
+                        "name": "aten::mm",
+                        "cat": "cpu_op",
+                        "pid": 1,
+                        "tid": 1,
+                        "ts": BASE + 1,
+                    },
+                    {"ph": "E", "pid": 1, "tid": 1, "ts": BASE + 5},
+                    {"ph": "E", "pid": 1, "tid": 1, "ts": BASE + 9},
+                    {
+                        "ph": "b",
+                        "id": "0x1",
+                        "name": "async",
+                        "cat": "x",
+                        "pid": 1,
+                        "tid": 1,
+                        "ts": BASE,
+                    },
+                    {
+                        "ph": "e",
+                        "id": "0x1",
+                        "name": "async",
+                        "cat": "x",
+                        "pid": 1,
+                        "tid": 1,
+                        "ts": BASE + 3,
+                    },
+                ]
+            )
+        ),
+    )
+    nested = step_events(2)
+    nested.append(x("user_annotation", "ProfilerStep#3", BASE + 100, 50))
+    yield "nested_steps", json.dumps(document(nested))
+    yield (
+        "escapes",
+        json.dumps(
+            document([x("cpu_op", 'a\\"b\u00e9\u4e2d\U0001f600\n\t', BASE, 1)]), ensure_ascii=True
+        ),
+    )
+    yield (
+        "unicode_raw",
+        json.dumps(document([x("cpu_op", "aten::\u00e9\u4e2d", BASE, 1)]), ensure_ascii=False),
+    )
+    yield (
+        "extremes",
+        json.dumps(
+            document(
+                [
+                    x("kernel", "k", 0, 0, pid=0, tid=7, device=0, stream=7, correlation=0),
+                    x(
+                        "kernel",
+                        "k",
+                        9.2e15,
+                        1e-3,
+                        pid=0,
+                        tid=7,
+                        device=0,
+                        stream=7,
+                        correlation=2**62,
+                    ),
+                    x("cpu_op", "op", -5, 1, pid=-1, tid=-1),
+                    x("cpu_op", "op", 1.5e300, 1e300),
+                ]
+            )
+        ),
+    )
+    yield (
+        "top_level_extras",
+        json.dumps(
+            {
+                "traceName": "x",
+                "displayTimeUnit": "ns",
+                "deviceProperties": [],
+                "distributedInfo": {},
+                "traceEvents": step_events(1),
+                "extra": {"nested": [1, [2, {"3": None}]]},
+            }
+        ),
+    )
+    yield (
+        "et_like",
+        json.dumps(
+            {
+                "schema": "1.0.1",
+                "pid": 1,
+                "nodes": [{"id": 1, "name": "[pytorch|profiler|execution_trace|process]"}],
+            }
+        ),
+    )
+    yield "empty_events", json.dumps({"traceEvents": []})
+    yield "memory_timeline", json.dumps([[0, 1, 2], [3, 4, 5]])
+
+
+def broken_variants(name: str, text: str, rng: random.Random) -> Iterator[tuple[str, str]]:
+    """Small, plausible corruptions: what a killed profiler or a bad edit leaves behind."""
+    n = len(text)
+    yield f"{name}.trunc_half", text[: n // 2]
+    yield f"{name}.trunc_end", text[:-1]
+    yield f"{name}.trunc_rand", text[: rng.randrange(1, n)]
+    i = text.find(",", n // 3)
+    if i > 0:
+        yield f"{name}.no_comma", text[:i] + text[i + 1 :]
+        yield f"{name}.double_comma", text[:i] + ",," + text[i + 1 :]
+    i = text.find("}", n // 2)
+    if i > 0:
+        yield f"{name}.extra_brace", text[:i] + "}}" + text[i + 1 :]
+    i = text.find('"', n // 2)
+    if i > 0:
+        yield f"{name}.lost_quote", text[:i] + text[i + 1 :]
+        yield f"{name}.backslash", text[:i] + "\\" + text[i:]
+    yield f"{name}.trailing", text + " x"
+    yield f"{name}.nul", text[: n // 3] + "\x00" + text[n // 3 :]
+    pos = rng.randrange(n)
+    yield f"{name}.flip", text[:pos] + chr(rng.randrange(32, 127)) + text[pos + 1 :]
+
+
+def hand_written_broken() -> Iterator[tuple[str, str]]:
+    yield "empty", ""
+    yield "spaces", "  \n\t "
+    yield "null", "null"
+    yield "number", "123"
+    yield "bom_only", "\ufeff"
+    yield "events_not_array", '{"traceEvents": {"ph": "X"}}'
+    yield "element_not_object", '{"traceEvents": [1, 2]}'
+    yield (
+        "second_not_object",
+        '{"traceEvents": [{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1}, "x"]}',
+    )
+    yield (
+        "wrong_types",
+        json.dumps(
+            {
+                "traceEvents": [
+                    {
+                        "ph": 1,
+                        "name": 2,
+                        "ts": "3",
+                        "dur": [],
+                        "pid": {},
+                        "tid": None,
+                        "cat": 5,
+                        "args": [],
+                    }
+                ]
+            }
+        ),
+    )
+    yield "negative_dur", json.dumps({"traceEvents": [x("cpu_op", "a", BASE, -5)]})
+    yield (
+        "long_phase",
+        json.dumps({"traceEvents": [{"ph": "XX", "name": "a", "ts": 1, "pid": 1, "tid": 1}]}),
+    )
+    yield (
+        "missing_ts",
+        json.dumps({"traceEvents": [{"ph": "X", "name": "a", "dur": 1, "pid": 1, "tid": 1}]}),
+    )
+    yield (
+        "huge_int",
+        '{"traceEvents":[{"ph":"X","name":"a","ts":99999999999999999999999,"dur":1,"pid":1,"tid":1}]}',
+    )
+    yield (
+        "bad_number",
+        '{"traceEvents":[{"ph":"X","name":"a","ts":1.2.3,"dur":-,"pid":01,"tid":1e}]}',
+    )
+    yield "nan", '{"traceEvents":[{"ph":"X","name":"a","ts":NaN,"dur":Infinity,"pid":1,"tid":1}]}'
+    yield "deep", '{"traceEvents":[{"args":' + "[" * 300 + "]" * 300 + "}]}"
+    yield (
+        "deep_ok",
+        '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1,"args":{"x":'
+        + "[" * 100
+        + "]" * 100
+        + "}}]}",
+    )
+    yield (
+        "bad_escape",
+        '{"traceEvents":[{"ph":"X","name":"a\\q\\ud800","ts":1,"dur":1,"pid":1,"tid":1}]}',
+    )
+    yield (
+        "dup_keys",
+        '{"traceEvents":[{"ph":"X","ph":"i","name":"a","name":"b","ts":1,"ts":2,"dur":1,"pid":1,"tid":1}]}',
+    )
+    yield (
+        "two_event_arrays",
+        '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1}],"traceEvents":[]}',
+    )
+    yield (
+        "device_props_bad",
+        '{"deviceProperties":{"id":0},"distributedInfo":[1],"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1}]}',
+    )
+    yield (
+        "rank_huge",
+        '{"distributedInfo":{"rank":1e30,"world_size":-1},"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1}]}',
+    )
+    yield "key_no_colon", '{"traceEvents" [{}]}'
+    yield "unterminated_key", '{"traceEv'
+
+
+def seeds() -> Iterator[tuple[str, str]]:
+    rng = random.Random(20240611)
+    for name, text in valid_traces():
+        yield name, text
+        yield from broken_variants(name, text, rng)
+    yield from hand_written_broken()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("corpus", type=Path, help="folder to write the seeds into (created)")
+    parser.add_argument(
+        "--analyze",
+        action="store_true",
+        help="prefix each seed with fuzz_analyze's two option bytes (each mode once)",
+    )
+    options = parser.parse_args()
+    options.corpus.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for name, text in seeds():
+        data = text.encode("utf-8", "surrogatepass")
+        # native, compat-hta with a step range, compat-tb with top 4
+        prefixes = [b"\x00\x00", b"\x01\x11", b"\x32\x00"] if options.analyze else [b""]
+        for prefix in prefixes:
+            blob = prefix + data
+            digest = hashlib.sha1(blob).hexdigest()[:12]
+            (options.corpus / f"{name}-{digest}.json").write_bytes(blob)
+            count += 1
+    print(f"wrote {count} seeds to {options.corpus}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""stepscope: a performance doctor for PyTorch profiler (Kineto) traces.
+
+All analysis happens in the compiled library; this package only wraps its results::
+
+    import stepscope
+
+    report = stepscope.analyze("trace.json.gz")
+    print(report)                      # the terminal report
+    for rank in report.ranks:          # one dict per rank, as in the JSON document
+        print(rank["rank"], rank["diagnosis"])
+    report.to_json("report.json")      # the JSON document, written atomically
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+from . import _core
+from ._core import TraceError
+
+__all__ = ["Mode", "Report", "TraceError", "__version__", "analyze", "version"]
+
+__version__: str = _core.version()
+
+# The exception stepscope raises for input it cannot read: its message names the file and,
+# where known, the byte offset ("FILE: at byte N: MESSAGE").
+TraceError.__module__ = __name__
+
+Mode = Literal["native", "compat-hta", "compat-tb"]
+
+PathLike = str | os.PathLike[str]
+
+
+def version() -> str:
+    """The version of the compiled stepscope library."""
+    return _core.version()
+
+
+class Report:
+    """One analysis: the JSON document (schema ``stepscope.analyze``) and its terminal rendering.
+
+    Top-level sections are attributes (``report.ranks``, ``report.input``, ``report.timing``,
+    ...); ``report["section"]`` works as well. ``str(report)`` is the terminal report.
+    """
+
+    __slots__ = ("_data", "_text")
+
+    def __init__(self, data: Mapping[str, Any], text: str = "") -> None:
+        self._data: dict[str, Any] = dict(data)
+        self._text = text
+
+    @classmethod
+    def from_json(cls, document: str, text: str = "") -> Report:
+        """A Report from the JSON text that ``stepscope analyze --json`` writes."""
+        data = json.loads(document)
+        if not isinstance(data, dict):
+            raise ValueError("a stepscope report is a JSON object")
+        return cls(data, text)
+
+    # The sections every report has.
+    @property
+    def schema_version(self) -> int:
+        value: int = self._data["schema_version"]
+        return value
+
+    @property
+    def stepscope_version(self) -> str:
+        value: str = self._data["stepscope_version"]
+        return value
+
+    @property
+    def mode(self) -> str:
+        value: str = self._data["mode"]
+        return value
+
+    @property
+    def input(self) -> dict[str, Any]:
+        value: dict[str, Any] = self._data["input"]
+        return value
+
+    @property
+    def timing(self) -> dict[str, Any]:
+        value: dict[str, Any] = self._data["timing"]
+        return value
+
+    @property
+    def ranks(self) -> list[dict[str, Any]]:
+        """One entry per rank, sorted by rank."""
+        value: list[dict[str, Any]] = self._data["ranks"]
+        return value
+
+    def rank(self, number: int) -> dict[str, Any]:
+        """The section of rank `number`; KeyError when the report has no such rank."""
+        for entry in self.ranks:
+            if entry.get("rank") == number:
+                return entry
+        raise KeyError(f"no rank {number} in this report")
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names that are not attributes: the other top-level sections.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._data[name]
+        except KeyError:
+            raise AttributeError(
+                f"the report has no section {name!r} (sections: {', '.join(self._data)})"
+            ) from None
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | {k for k in self._data if k.isidentifier()})
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Report) and self._data == other._data
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of the JSON document as plain Python data."""
+        copy: dict[str, Any] = json.loads(json.dumps(self._data))
+        return copy
+
+    def to_json(self, path: PathLike | None = None, *, indent: int | None = 2) -> str:
+        """The JSON document as text; with `path`, also written there atomically.
+
+        The file is written to a temporary file in the same folder and renamed into place, so a
+        failure never leaves a partial file that looks complete.
+        """
+        text = json.dumps(self._data, indent=indent, ensure_ascii=False) + "\n"
+        if path is not None:
+            _write_atomically(os.fspath(path), text)
+        return text
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        ranks = [entry.get("rank") for entry in self.ranks]
+        path = self.input.get("path", "?")
+        return f"<stepscope.Report {path!r} mode={self.mode} ranks={ranks}>"
+
+
+def _write_atomically(path: str, text: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(
+        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder
+    )
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def analyze(
+    path: PathLike,
+    *,
+    mode: Mode = "native",
+    rank: int | None = None,
+    steps: tuple[int, int] | None = None,
+    top: int = 10,
+    skip_bad: bool = False,
+    threads: int = 2,
+) -> Report:
+    """Analyse a trace file (``.json``, ``.json.gz``) or a folder with one trace per rank.
+
+    Args:
+        path: the trace file or folder.
+        mode: ``"native"`` (stepscope's definitions), ``"compat-hta"`` or ``"compat-tb"``
+            (reproduce Holistic Trace Analysis' or the TensorBoard plugin's figures).
+        rank: analyse only this rank.
+        steps: analyse only the kept profiler steps ``(first, last)``, inclusive.
+        top: rows in top-N tables.
+        skip_bad: in a folder, skip files that fail to load (they are listed in the report).
+        threads: 1 parses on one thread, 2 splits and parses in parallel, 0 picks by size.
+
+    Raises:
+        TraceError: the input cannot be read; the message names the file.
+        ValueError: an argument is out of range.
+    """
+    document, text = _core.analyze_both(
+        os.fspath(path),
+        mode=mode,
+        rank=rank,
+        steps=None if steps is None else (int(steps[0]), int(steps[1])),
+        top=top,
+        skip_bad=skip_bad,
+        threads=threads,
+    )
+    return Report.from_json(document, text)
