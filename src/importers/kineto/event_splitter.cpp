@@ -30,7 +30,12 @@ std::string describe_byte(char c) {
 }  // namespace
 
 EventSplitter::EventSplitter(io::ByteSource& source) : source_(source) {
-  buffer_.resize(kReadChunk + kPadding);
+  // Small plain inputs (tests, fuzzing, tiny traces) get a buffer their size, not 4 MiB.
+  constexpr std::size_t kMinChunk = 4096;
+  chunk_ = source.is_compressed()
+               ? kReadChunk
+               : std::clamp<std::size_t>(source.raw_bytes_total() + 1, kMinChunk, kReadChunk);
+  buffer_.resize(chunk_ + kPadding);
 }
 
 Error EventSplitter::error_at(std::size_t position, std::string message) const {
@@ -45,11 +50,11 @@ Result<bool> EventSplitter::fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (buffer_.size() - kPadding - end_ < kReadChunk / 2) {
+  if (buffer_.size() - kPadding - end_ < chunk_ / 2) {
     if (end_ > kMaxEventBytes) {
       return error_at(0, "a single JSON value is larger than 1 GiB: not a profiler trace event");
     }
-    buffer_.resize(std::max(buffer_.size() * 2, end_ + kReadChunk + kPadding));
+    buffer_.resize(std::max(buffer_.size() * 2, end_ + chunk_ + kPadding));
   }
   Result<std::size_t> got = source_.read(buffer_.data() + end_, buffer_.size() - kPadding - end_);
   if (!got) return std::move(got).error();

@@ -81,6 +81,7 @@ class EventSplitter {
   void finish_events_array();
 
   io::ByteSource& source_;
+  std::size_t chunk_ = 0;  // bytes asked of the source at a time
   std::vector<char> buffer_;
   std::size_t begin_ = 0;  // first unconsumed byte
   std::size_t end_ = 0;    // one past the last filled byte
