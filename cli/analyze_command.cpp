@@ -46,14 +46,16 @@ void add_analyze_command(CLI::App& app, AnalyzeArguments& a) {
   command->add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
   command->add_option("--mode", a.mode, "native (default), compat-hta or compat-tb")
       ->check(CLI::IsMember({"native", "compat-hta", "compat-tb"}));
-  command->add_option("--threads", a.threads,
-                      "1: one thread; 2: split, parse and build in parallel (default: by size)")
+  command
+      ->add_option("--threads", a.threads,
+                   "1: one thread; 2: split, parse and build in parallel (default: by size)")
       ->check(CLI::Range(1, 2));
   command->add_flag("--group-by-shape", a.group_by_input_shape,
                     "operator table per input shape as well as per name");
   command->add_flag("--no-hta-rounding", a.no_hta_rounding,
                     "compat-hta: keep exact nanoseconds instead of HTA's µs rounding");
-  command->add_flag("--skip-bad", a.skip_bad, "folder: skip files that fail to load, and list them");
+  command->add_flag("--skip-bad", a.skip_bad,
+                    "folder: skip files that fail to load, and list them");
   command->add_flag("-q,--quiet", a.quiet, "no progress and no terminal report");
 }
 

@@ -12,7 +12,7 @@ struct AnalyzeArguments {
   std::string path;
   std::string json_output;  // "" none, "-" stdout
   std::optional<std::int64_t> rank;
-  std::string steps;        // "FIRST:LAST"
+  std::string steps;  // "FIRST:LAST"
   int top = 10;
   bool quiet = false;
   bool skip_bad = false;

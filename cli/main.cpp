@@ -1,7 +1,7 @@
 // The stepscope command: argument parsing and exit codes only; the library does the work.
 // Exit status: 0 success, 2 bad input or usage, 1 an unexpected internal failure.
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <exception>
 

@@ -27,8 +27,8 @@ Error make_error(std::string message, std::optional<std::uint64_t> byte_offset =
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Error error) : state_(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return ok(); }

@@ -17,12 +17,12 @@ namespace stepscope {
 using ProgressCallback = std::function<void(std::uint64_t done, std::uint64_t total)>;
 
 struct LoadOptions {
-  bool skip_bad = false;               // folder: skip files that fail to load, and list them
+  bool skip_bad = false;  // folder: skip files that fail to load, and list them
   // 1: read and parse on one thread; 2: split, parse and build on separate threads;
   // 0: pick by input size (threads only pay off on inputs of a hundred megabytes or more).
   unsigned threads = 0;
-  std::optional<std::int64_t> rank;    // folder: load only this rank
-  ProgressCallback progress;           // may be empty
+  std::optional<std::int64_t> rank;  // folder: load only this rank
+  ProgressCallback progress;         // may be empty
 };
 
 struct SkippedFile {

@@ -17,7 +17,7 @@ namespace stepscope {
 inline constexpr int kJsonSchemaVersion = 1;
 
 struct AnalyzeRequest {
-  std::string path;                  // a trace file or a folder of them
+  std::string path;  // a trace file or a folder of them
   AnalysisOptions analysis;
   LoadOptions load;
 };

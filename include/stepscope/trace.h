@@ -92,7 +92,7 @@ struct ThreadInfo {
   ThreadKey key;
   std::int64_t pid_number = kAbsent;  // when pid is a JSON integer
   std::int64_t tid_number = kAbsent;
-  std::string name;                   // from `thread_name` metadata, when present
+  std::string name;  // from `thread_name` metadata, when present
 };
 
 // Arguments the analyses need, parsed eagerly into one row per event that has any of them.
@@ -126,12 +126,12 @@ struct EventTable {
   std::vector<StringId> name;
   std::vector<StringId> category;  // as written
   std::vector<EventClass> event_class;
-  std::vector<std::uint32_t> thread;       // index into Trace::threads
-  std::vector<std::int64_t> stream;        // integer `args.stream`, else GPU row tid, else -1
-  std::vector<std::int32_t> device;        // `args.device`, else numeric pid for GPU rows, else -1
-  std::vector<std::int64_t> correlation;   // `args.correlation`, else -1
-  std::vector<std::int64_t> external_id;   // `args["External id"]`, else -1
-  std::vector<std::int32_t> args_row;      // index into Trace::args, or -1
+  std::vector<std::uint32_t> thread;      // index into Trace::threads
+  std::vector<std::int64_t> stream;       // integer `args.stream`, else GPU row tid, else -1
+  std::vector<std::int32_t> device;       // `args.device`, else numeric pid for GPU rows, else -1
+  std::vector<std::int64_t> correlation;  // `args.correlation`, else -1
+  std::vector<std::int64_t> external_id;  // `args["External id"]`, else -1
+  std::vector<std::int32_t> args_row;     // index into Trace::args, or -1
   std::vector<std::uint64_t> source_offset;  // byte offset of the event in the decompressed input
   std::vector<std::uint32_t> source_length;
   // Links, resolved by the linker at load:
@@ -183,15 +183,15 @@ enum class RankSource : std::uint8_t { kDistributedInfo, kFileName, kFileOrder, 
 
 // Counts the importer keeps so that nothing is dropped silently.
 struct ImportStats {
-  std::uint64_t input_bytes = 0;         // decompressed
-  std::uint64_t events_seen = 0;         // every element of traceEvents
-  std::uint64_t complete_events = 0;     // X, and matched B/E pairs
-  std::uint64_t instant_events = 0;      // i / I (memory samples included)
+  std::uint64_t input_bytes = 0;      // decompressed
+  std::uint64_t events_seen = 0;      // every element of traceEvents
+  std::uint64_t complete_events = 0;  // X, and matched B/E pairs
+  std::uint64_t instant_events = 0;   // i / I (memory samples included)
   std::uint64_t memory_events = 0;
   std::uint64_t flow_events = 0;
-  std::uint64_t counter_events = 0;      // C
-  std::uint64_t metadata_events = 0;     // M
-  std::uint64_t async_events = 0;        // b / e / n: counted, not analysed
+  std::uint64_t counter_events = 0;   // C
+  std::uint64_t metadata_events = 0;  // M
+  std::uint64_t async_events = 0;     // b / e / n: counted, not analysed
   std::uint64_t other_phase_events = 0;
   std::uint64_t invalid_complete_events = 0;  // X without ts or dur, or with dur < 0
   std::uint64_t unmatched_begin_end = 0;

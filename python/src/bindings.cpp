@@ -70,10 +70,11 @@ NB_MODULE(_core, m) {
   m.doc() = "stepscope's compiled core: load, analyse and render PyTorch profiler traces";
   nb::exception<TraceError>(m, "TraceError", PyExc_ValueError);
 
-  m.def("version", [] { return std::string(STEPSCOPE_VERSION); },
-        "The stepscope library version.");
-  m.def("json_schema_version", [] { return stepscope::kJsonSchemaVersion; },
-        "Version of the JSON document analyze_json returns.");
+  m.def(
+      "version", [] { return std::string(STEPSCOPE_VERSION); }, "The stepscope library version.");
+  m.def(
+      "json_schema_version", [] { return stepscope::kJsonSchemaVersion; },
+      "Version of the JSON document analyze_json returns.");
 
   m.def(
       "analyze_json",

@@ -117,7 +117,8 @@ DeviceKernels summarize(const Trace& trace, std::int32_t id, const DeviceAccumul
   device.activity_ns = acc.activity_ns;
   device.distinct_names = static_cast<std::int64_t>(acc.names.size());
   std::vector<KernelRow> rows;
-  for (const auto& [name, stats] : acc.names) rows.push_back(make_row(trace, name, stats, acc.activity_ns));
+  for (const auto& [name, stats] : acc.names)
+    rows.push_back(make_row(trace, name, stats, acc.activity_ns));
   std::sort(rows.begin(), rows.end(), [](const KernelRow& a, const KernelRow& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   });
@@ -164,15 +165,15 @@ KernelBreakdownResult compute_kernel_breakdown(const Trace& trace, const StepsRe
     if (c == ActivityClass::kNotActivity) continue;
     if (e.start_ns[i] < window.start || e.start_ns[i] >= window.end) continue;
     DeviceAccumulator& device = devices[trace.activity_device(i)];
-    device.by_class[class_index(c)].push_back(
-        {e.start_ns[i], std::min(e.end_ns(i), window.end)});
+    device.by_class[class_index(c)].push_back({e.start_ns[i], std::min(e.end_ns(i), window.end)});
     NameStats& stats = device.names[e.name[i]];
     stats.activity_class = c;
     stats.add(e.dur_ns[i]);
     device.activity_ns += e.dur_ns[i];
   }
   for (const auto& [id, acc] : devices) {
-    result.devices.push_back(summarize(trace, id, acc, static_cast<std::size_t>(std::max(options.top, 1))));
+    result.devices.push_back(
+        summarize(trace, id, acc, static_cast<std::size_t>(std::max(options.top, 1))));
   }
   result.applicable = !result.devices.empty();
   if (!result.applicable) result.not_applicable_reason = "no GPU activity";

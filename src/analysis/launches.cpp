@@ -58,9 +58,9 @@ std::string_view to_string(LaunchClass launch_class) {
 
 std::optional<LaunchClass> classify_launch(std::string_view name) {
   static constexpr std::array<std::string_view, 9> kKernel = {
-      "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
-      "cuLaunchKernel", "cuLaunchKernelEx", "hipLaunchKernel", "hipModuleLaunchKernel",
-      "hipExtModuleLaunchKernel", "hipExtLaunchKernel"};
+      "cudaLaunchKernel",      "cudaLaunchKernelExC",      "cudaLaunchCooperativeKernel",
+      "cuLaunchKernel",        "cuLaunchKernelEx",         "hipLaunchKernel",
+      "hipModuleLaunchKernel", "hipExtModuleLaunchKernel", "hipExtLaunchKernel"};
   for (std::string_view k : kKernel) {
     if (name == k) return LaunchClass::kKernelLaunch;
   }
@@ -70,7 +70,7 @@ std::optional<LaunchClass> classify_launch(std::string_view name) {
                       name.find("Memset") != std::string_view::npos;
   if (!memory) return std::nullopt;
   return name.find("Async") != std::string_view::npos ? LaunchClass::kAsyncMemory
-                                                       : LaunchClass::kSyncMemory;
+                                                      : LaunchClass::kSyncMemory;
 }
 
 LaunchResult compute_launches(const Trace& trace, const StepsResult& steps,

@@ -12,16 +12,22 @@ namespace {
 // PyTorch drops these before building its table (profiler_util.py `_filter_name`).
 bool is_dropped_name(std::string_view name) {
   static constexpr std::array<std::string_view, 8> kDropped = {
-      "[memory]", "[OutOfMemory]", "profiler::_record_function_enter",
-      "profiler::_record_function_enter_new", "profiler::_record_function_exit",
-      "aten::is_leaf", "aten::output_nr", "aten::_version"};
+      "[memory]",
+      "[OutOfMemory]",
+      "profiler::_record_function_enter",
+      "profiler::_record_function_enter_new",
+      "profiler::_record_function_exit",
+      "aten::is_leaf",
+      "aten::output_nr",
+      "aten::_version"};
   return std::find(kDropped.begin(), kDropped.end(), name) != kDropped.end();
 }
 
 struct Tree {
-  std::vector<EventIndex> up;      // nearest kept ancestor
-  std::vector<EventIndex> target;  // the node an event counts as (itself, or the parent it merged into)
-  std::vector<bool> kept;          // a node of the table (host nested, not dropped)
+  std::vector<EventIndex> up;  // nearest kept ancestor
+  std::vector<EventIndex>
+      target;              // the node an event counts as (itself, or the parent it merged into)
+  std::vector<bool> kept;  // a node of the table (host nested, not dropped)
   std::int64_t merged = 0;
 };
 
@@ -141,8 +147,8 @@ OperatorTable compute_operators(const Trace& trace, const StepsResult& steps,
           static_cast<double>(row.self_cpu_ns) / static_cast<double>(table.self_cpu_total_ns);
     }
     if (table.attributed_device_ns > 0) {
-      row.self_device_share = static_cast<double>(row.self_device_ns) /
-                              static_cast<double>(table.attributed_device_ns);
+      row.self_device_share =
+          static_cast<double>(row.self_device_ns) / static_cast<double>(table.attributed_device_ns);
     }
   }
   std::sort(table.rows.begin(), table.rows.end(), [](const OperatorRow& a, const OperatorRow& b) {

@@ -60,8 +60,9 @@ std::vector<Step> host_steps(const Trace& trace, Mode mode, std::vector<std::str
   std::vector<Step> outermost;
   for (const Step& step : steps) {
     if (!outermost.empty() && step.host_end_ns <= outermost.back().host_end_ns) {
-      notes.push_back("ProfilerStep#" + std::to_string(step.number) + " is nested in ProfilerStep#" +
-                      std::to_string(outermost.back().number) + "; keeping the outer one");
+      notes.push_back("ProfilerStep#" + std::to_string(step.number) +
+                      " is nested in ProfilerStep#" + std::to_string(outermost.back().number) +
+                      "; keeping the outer one");
       continue;
     }
     outermost.push_back(step);
@@ -82,7 +83,8 @@ std::vector<Step> single_tb_step(const Trace& trace) {
   std::int64_t last = std::numeric_limits<std::int64_t>::min();
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const EventClass c = e.event_class[i];
-    const bool legacy_python = c == EventClass::kPython && trace.strings.view(e.category[i]) == "python";
+    const bool legacy_python =
+        c == EventClass::kPython && trace.strings.view(e.category[i]) == "python";
     if (c != EventClass::kOp && !legacy_python) continue;
     first = std::min(first, e.start_ns[i]);
     last = std::max(last, e.end_ns(i));
@@ -316,7 +318,8 @@ StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
   }
   if (options.steps) {
     for (Step& step : result.steps) {
-      if (step.kept() && (step.number < options.steps->first || step.number > options.steps->last)) {
+      if (step.kept() &&
+          (step.number < options.steps->first || step.number > options.steps->last)) {
         step.status = StepStatus::kOutsideRequestedRange;
       }
     }

@@ -39,11 +39,12 @@ std::string describe_limit(const RankAnalyses& rank) {
   for (std::size_t r = 0; r < kStepRoleCount; ++r) {
     if (breakdown.mean.ns[r] > breakdown.mean[largest]) largest = static_cast<StepRole>(r);
   }
-  const double share = static_cast<double>(breakdown.mean[largest]) /
-                       static_cast<double>(breakdown.mean.total_ns);
-  return fmt::format("{} takes {:.1f} % of the step; a trace of the dominant kernels (op and "
-                     "kernel tables) shows what to speed up next",
-                     to_string(largest), share * 100);
+  const double share =
+      static_cast<double>(breakdown.mean[largest]) / static_cast<double>(breakdown.mean.total_ns);
+  return fmt::format(
+      "{} takes {:.1f} % of the step; a trace of the dominant kernels (op and "
+      "kernel tables) shows what to speed up next",
+      to_string(largest), share * 100);
 }
 
 }  // namespace
@@ -55,19 +56,18 @@ Diagnosis diagnose(const RankAnalyses& rank) {
     diagnosis.findings.insert(diagnosis.findings.end(), std::make_move_iterator(found.begin()),
                               std::make_move_iterator(found.end()));
   }
-  std::stable_sort(diagnosis.findings.begin(), diagnosis.findings.end(),
-                   [](const Finding& a, const Finding& b) {
-                     return a.gain.likely_ns > b.gain.likely_ns;
-                   });
+  std::stable_sort(
+      diagnosis.findings.begin(), diagnosis.findings.end(),
+      [](const Finding& a, const Finding& b) { return a.gain.likely_ns > b.gain.likely_ns; });
   if (!diagnosis.findings.empty() &&
       diagnosis.findings.front().gain.likely_share >= kVerdictShare) {
     const Finding& top = diagnosis.findings.front();
     diagnosis.bottleneck = top.bottleneck;
     diagnosis.part = top.part;
     diagnosis.dominant_operations = top_operations(top, 3);
-    diagnosis.summary = fmt::format("{} bound: {} (about {:.0f} % of the step to gain)",
-                                    to_string(top.bottleneck), top.title,
-                                    top.gain.likely_share * 100);
+    diagnosis.summary =
+        fmt::format("{} bound: {} (about {:.0f} % of the step to gain)", to_string(top.bottleneck),
+                    top.title, top.gain.likely_share * 100);
   } else if (rank.steps.kept().empty()) {
     diagnosis.bottleneck = Bottleneck::kUndetermined;
     diagnosis.summary =
@@ -76,8 +76,8 @@ Diagnosis diagnose(const RankAnalyses& rank) {
   } else {
     diagnosis.bottleneck = Bottleneck::kHealthy;
     diagnosis.limited_by = describe_limit(rank);
-    diagnosis.summary = "healthy: no finding promises 5 % of the step or more; " +
-                        diagnosis.limited_by;
+    diagnosis.summary =
+        "healthy: no finding promises 5 % of the step or more; " + diagnosis.limited_by;
   }
   return diagnosis;
 }

@@ -49,8 +49,8 @@ void write_devices(JsonWriter& json, const Trace& trace) {
     json.field("id", device.id);
     json.field("name", device.name);
     json.field("total_memory_bytes", device.total_global_memory);
-    json.field("compute_capability", std::to_string(device.compute_major) + "." +
-                                         std::to_string(device.compute_minor));
+    json.field("compute_capability",
+               std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor));
     json.field("sm_count", device.num_sms);
     json.end_object();
   }

@@ -26,13 +26,16 @@ std::string rank_header(const RankReport& rank) {
   const Trace& trace = *rank.analyses.trace;
   std::string device;
   if (!trace.devices.empty()) {
-    device = fmt::format(", {} × {}", trace.devices.size(), printable(trace.devices.front().name, 40));
+    device =
+        fmt::format(", {} × {}", trace.devices.size(), printable(trace.devices.front().name, 40));
   }
   return fmt::format(
-      "\n━━ rank {} (from {}) · {} · {} events, {} input, {:.0f} B/event in memory{}\n",
-      trace.rank, to_string(trace.rank_source), printable(trace.source_path, 80),
-      format_count(trace.stats.events_seen), format_bytes(static_cast<std::int64_t>(trace.stats.input_bytes)),
-      static_cast<double>(trace.bytes()) / static_cast<double>(std::max<std::uint64_t>(trace.stats.events_seen, 1)),
+      "\n━━ rank {} (from {}) · {} · {} events, {} input, {:.0f} B/event in memory{}\n", trace.rank,
+      to_string(trace.rank_source), printable(trace.source_path, 80),
+      format_count(trace.stats.events_seen),
+      format_bytes(static_cast<std::int64_t>(trace.stats.input_bytes)),
+      static_cast<double>(trace.bytes()) /
+          static_cast<double>(std::max<std::uint64_t>(trace.stats.events_seen, 1)),
       device);
 }
 
@@ -52,9 +55,9 @@ std::string skipped_events(const Trace& trace) {
 }  // namespace
 
 std::string render_text(const Report& report, int top) {
-  std::string out = fmt::format("stepscope {} · {} · mode {}\n", STEPSCOPE_VERSION,
-                                printable(report.request.path, 100),
-                                to_string(report.request.analysis.mode));
+  std::string out =
+      fmt::format("stepscope {} · {} · mode {}\n", STEPSCOPE_VERSION,
+                  printable(report.request.path, 100), to_string(report.request.analysis.mode));
   for (const SkippedFile& skipped : report.traces.skipped) {
     out += "skipped: " + printable(skipped.reason, 200) + "\n";
   }

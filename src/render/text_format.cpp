@@ -44,7 +44,8 @@ std::string format_percent(double share) {
 std::string format_bytes(std::int64_t bytes) {
   const double value = static_cast<double>(bytes);
   const double magnitude = std::fabs(value);
-  if (magnitude >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", value / (1024.0 * 1024 * 1024));
+  if (magnitude >= 1024.0 * 1024 * 1024)
+    return fmt::format("{:.2f} GiB", value / (1024.0 * 1024 * 1024));
   if (magnitude >= 1024.0 * 1024) return fmt::format("{:.2f} MiB", value / (1024.0 * 1024));
   if (magnitude >= 1024.0) return fmt::format("{:.2f} KiB", value / 1024.0);
   return fmt::format("{} B", bytes);

@@ -9,12 +9,12 @@
 
 namespace stepscope::render {
 
-std::string format_duration(std::int64_t ns);        // "12.345 ms", "850.0 µs", "1.234 s"
-std::string format_ms(std::int64_t ns);              // "12.345 ms"
-std::string format_us(std::int64_t ns);              // "12.345 µs"
-std::string format_percent(double share);            // 0.1234 -> "12.3 %"
-std::string format_bytes(std::int64_t bytes);        // "1.50 GiB"
-std::string format_count(std::uint64_t count);       // "12,345"
+std::string format_duration(std::int64_t ns);   // "12.345 ms", "850.0 µs", "1.234 s"
+std::string format_ms(std::int64_t ns);         // "12.345 ms"
+std::string format_us(std::int64_t ns);         // "12.345 µs"
+std::string format_percent(double share);       // 0.1234 -> "12.3 %"
+std::string format_bytes(std::int64_t bytes);   // "1.50 GiB"
+std::string format_count(std::uint64_t count);  // "12,345"
 // Printable and at most `width` display columns, with "…" when cut.
 std::string printable(std::string_view text, std::size_t width = 60);
 

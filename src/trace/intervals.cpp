@@ -34,8 +34,8 @@ std::int64_t IntervalSet::measure() const {
 IntervalSet IntervalSet::unite(const IntervalSet& other) const {
   std::vector<Interval> merged;
   merged.reserve(intervals_.size() + other.intervals_.size());
-  std::merge(intervals_.begin(), intervals_.end(), other.intervals_.begin(),
-             other.intervals_.end(), std::back_inserter(merged),
+  std::merge(intervals_.begin(), intervals_.end(), other.intervals_.begin(), other.intervals_.end(),
+             std::back_inserter(merged),
              [](const Interval& a, const Interval& b) { return a.start < b.start; });
   return from_sorted(merged);
 }

@@ -31,8 +31,10 @@ std::size_t column_bytes(const std::vector<T>& column) {
 
 std::string_view to_string(EventClass event_class) {
   static constexpr std::array<std::string_view, 13> kNames = {
-      "kernel", "memcpy", "memset", "accelerator_kernel", "gpu_sync", "gpu_annotation", "op",
-      "annotation", "runtime", "driver", "python", "profiler_span", "other"};
+      "kernel",   "memcpy",         "memset", "accelerator_kernel",
+      "gpu_sync", "gpu_annotation", "op",     "annotation",
+      "runtime",  "driver",         "python", "profiler_span",
+      "other"};
   return kNames[static_cast<std::size_t>(event_class)];
 }
 

@@ -24,7 +24,8 @@ TEST(AllSharedTraces, EveryFileLoadsOrIsRefusedClearly) {
   for (const auto& entry : fs::recursive_directory_iterator(testing::shared_traces_dir())) {
     if (!entry.is_regular_file()) continue;
     const std::string name = entry.path().filename().string();
-    if (name.size() < 3 || (name.find(".json") == std::string::npos && name.find(".gz") == std::string::npos)) {
+    if (name.size() < 3 ||
+        (name.find(".json") == std::string::npos && name.find(".gz") == std::string::npos)) {
       continue;
     }
     for (unsigned threads : {1U, 2U}) {
@@ -95,7 +96,7 @@ TEST(AllSharedTraces, SpecialCategoriesAreClassified) {
   EXPECT_GT(count_class(mtia.ranks[0], EventClass::kAcceleratorKernel), 0U);
   EXPECT_GT(count_class(mtia.ranks[0], EventClass::kRuntime), 0U);
   const TraceSet old = testing::load_shared("hta/trace_file_list");
-  EXPECT_GT(count_class(old.ranks[0], EventClass::kKernel), 0U);  // written `Kernel`
+  EXPECT_GT(count_class(old.ranks[0], EventClass::kKernel), 0U);   // written `Kernel`
   EXPECT_GT(count_class(old.ranks[0], EventClass::kRuntime), 0U);  // written `Runtime`
   const TraceSet triton = testing::load_shared("hta/triton_example");
   EXPECT_EQ(count_class(triton.ranks[0], EventClass::kDriver), 1U);

@@ -22,15 +22,23 @@ const std::vector<ExpectedSteps> kNative = {
     {"hta/amd_trace", 0, {1}, {9288.291}},
     {"hta/df_index_resolver", 1, {2, 3, 4, 5, 6}, {345770, 365256, 346097, 344269, 336328}},
     {"hta/nccl_parser_config", 0, {4, 5, 6}, {222442.191, 219726.905, 224936.243}},
-    {"hta/negative_queue_length_values_check", 0, {550, 551, 552, 553, 554},
+    {"hta/negative_queue_length_values_check",
+     0,
+     {550, 551, 552, 553, 554},
      {368411, 215570, 216517, 216211, 212518}},
-    {"hta/ns_resolution_trace", 0, {101, 102, 103, 104, 105},
+    {"hta/ns_resolution_trace",
+     0,
+     {101, 102, 103, 104, 105},
      {101151.318, 95736.858, 95570.619, 95664.091, 95394.716}},
     {"hta/sampled_two_ranks", 0, {551, 552}, {607312, 622928}},
     {"hta/sampled_two_ranks", 1, {551, 552}, {607904, 630639}},
-    {"hta/trace_diff/control", 3, {1009, 1010, 1011, 1012, 1013, 1014},
+    {"hta/trace_diff/control",
+     3,
+     {1009, 1010, 1011, 1012, 1013, 1014},
      {75656, 76800, 76234, 76727, 78473, 81120}},
-    {"hta/trace_diff/test", 1, {1009, 1010, 1011, 1012, 1013, 1014},
+    {"hta/trace_diff/test",
+     1,
+     {1009, 1010, 1011, 1012, 1013, 1014},
      {156646, 117128, 114802, 123104, 116692, 116143}},
 };
 
@@ -81,8 +89,8 @@ TEST(StepsConformance, CompatTbMakesOneStepOverHostOpsWithoutProfilerSteps) {
 TEST(StepsConformance, OutliersFlaggedAsInConformance) {
   STEPSCOPE_REQUIRE_SHARED_TRACES();
   const std::vector<std::pair<std::string, std::vector<std::int64_t>>> expected = {
-      {"hta/df_index_resolver", {3}},       {"hta/negative_queue_length_values_check", {550}},
-      {"hta/ns_resolution_trace", {101}},   {"hta/trace_diff/control", {1014}},
+      {"hta/df_index_resolver", {3}},        {"hta/negative_queue_length_values_check", {550}},
+      {"hta/ns_resolution_trace", {101}},    {"hta/trace_diff/control", {1014}},
       {"hta/trace_diff/test", {1009, 1012}}, {"hta/nccl_parser_config", {}},
   };
   for (const auto& [folder, outliers] : expected) {

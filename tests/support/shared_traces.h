@@ -19,10 +19,10 @@ TraceSet load_shared(const std::string& relative);
 
 }  // namespace stepscope::testing
 
-#define STEPSCOPE_REQUIRE_SHARED_TRACES()                                                   \
-  do {                                                                                      \
-    if (!::stepscope::testing::shared_traces_present()) {                                   \
+#define STEPSCOPE_REQUIRE_SHARED_TRACES()                                                      \
+  do {                                                                                         \
+    if (!::stepscope::testing::shared_traces_present()) {                                      \
       GTEST_SKIP() << "the shared traces folder " << ::stepscope::testing::shared_traces_dir() \
-                   << " is absent: conformance checks did not run";                         \
-    }                                                                                       \
+                   << " is absent: conformance checks did not run";                            \
+    }                                                                                          \
   } while (false)

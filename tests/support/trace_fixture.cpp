@@ -20,8 +20,9 @@ std::string quoted(const std::string& text) {
 
 std::string complete(const std::string& category, const std::string& name, double ts, double dur,
                      const std::string& pid, const std::string& tid, const std::string& args) {
-  return fmt::format(R"({{"ph":"X","cat":{},"name":{},"pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{{}}}}})",
-                     quoted(category), quoted(name), pid, tid, ts, dur, args);
+  return fmt::format(
+      R"({{"ph":"X","cat":{},"name":{},"pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{{}}}}})",
+      quoted(category), quoted(name), pid, tid, ts, dur, args);
 }
 
 std::string join_args(std::vector<std::string> parts) {
@@ -56,8 +57,8 @@ TraceFixture& TraceFixture::annotation(const std::string& name, double ts, doubl
 
 TraceFixture& TraceFixture::gpu_annotation(const std::string& name, double ts, double dur,
                                            int stream) {
-  events_.push_back(complete("gpu_user_annotation", name, ts, dur, "0", std::to_string(stream),
-                             ""));
+  events_.push_back(
+      complete("gpu_user_annotation", name, ts, dur, "0", std::to_string(stream), ""));
   return *this;
 }
 
@@ -67,9 +68,9 @@ TraceFixture& TraceFixture::step(std::int64_t number, double ts, double dur, int
 
 TraceFixture& TraceFixture::runtime(const std::string& name, double ts, double dur,
                                     std::int64_t correlation, int tid, std::int64_t external_id) {
-  events_.push_back(complete("cuda_runtime", name, ts, dur, "100", std::to_string(tid),
-                             join_args({fmt::format(R"("correlation":{})", correlation),
-                                        external(external_id)})));
+  events_.push_back(complete(
+      "cuda_runtime", name, ts, dur, "100", std::to_string(tid),
+      join_args({fmt::format(R"("correlation":{})", correlation), external(external_id)})));
   return *this;
 }
 
@@ -85,9 +86,9 @@ TraceFixture& TraceFixture::kernel(const std::string& name, double ts, double du
                                    std::int64_t external_id, const std::string& extra_args) {
   events_.push_back(complete(
       "kernel", name, ts, dur, std::to_string(device), std::to_string(stream),
-      join_args({fmt::format(R"("device":{},"stream":{},"correlation":{})", device, stream,
-                             correlation),
-                 external(external_id), extra_args})));
+      join_args(
+          {fmt::format(R"("device":{},"stream":{},"correlation":{})", device, stream, correlation),
+           external(external_id), extra_args})));
   return *this;
 }
 
@@ -103,19 +104,17 @@ TraceFixture& TraceFixture::memcpy(const std::string& name, double ts, double du
 
 TraceFixture& TraceFixture::memset(double ts, double dur, std::int64_t correlation, int stream,
                                    int device) {
-  events_.push_back(complete("gpu_memset", "Memset (Device)", ts, dur, std::to_string(device),
-                             std::to_string(stream),
-                             fmt::format(R"("device":{},"stream":{},"correlation":{})", device,
-                                         stream, correlation)));
+  events_.push_back(complete(
+      "gpu_memset", "Memset (Device)", ts, dur, std::to_string(device), std::to_string(stream),
+      fmt::format(R"("device":{},"stream":{},"correlation":{})", device, stream, correlation)));
   return *this;
 }
 
 TraceFixture& TraceFixture::sync(const std::string& name, double ts, double dur,
                                  std::int64_t correlation, int stream, int device) {
-  events_.push_back(complete("cuda_sync", name, ts, dur, std::to_string(device),
-                             std::to_string(stream),
-                             fmt::format(R"("device":{},"stream":{},"correlation":{})", device,
-                                         stream, correlation)));
+  events_.push_back(complete(
+      "cuda_sync", name, ts, dur, std::to_string(device), std::to_string(stream),
+      fmt::format(R"("device":{},"stream":{},"correlation":{})", device, stream, correlation)));
   return *this;
 }
 

@@ -18,8 +18,9 @@ class BadInput : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("stepscope_bad_input_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("stepscope_bad_input_" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -122,17 +123,19 @@ TEST_F(BadInput, HugeNumbersAndWrongTypes) {
 }
 
 TEST_F(BadInput, InvalidUtf8) {
-  const Error error = expect_error(write(
-      "utf8.json",
-      "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\xff\xfe\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]}"));
+  const Error error =
+      expect_error(write("utf8.json",
+                         "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":"
+                         "\"a\xff\xfe\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]}"));
   EXPECT_NE(error.message.find("UTF"), std::string::npos) << error.message;
 }
 
 TEST_F(BadInput, DeeplyNestedArgsAreRefusedNotRecursedInto) {
   const std::string nested = std::string(100000, '[') + std::string(100000, ']');
   const Error error = expect_error(write(
-      "deep.json", R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":)" +
-                       nested + "}}]}"));
+      "deep.json",
+      R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":)" +
+          nested + "}}]}"));
   EXPECT_NE(error.message.find("nested deeper"), std::string::npos) << error.message;
 }
 

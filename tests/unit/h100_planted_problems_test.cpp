@@ -17,7 +17,8 @@ struct Diagnosed {
 };
 
 Diagnosed diagnose_recorded(const std::string& scenario) {
-  const std::string path = std::string(STEPSCOPE_TEST_DATA) + "/h100/" + scenario + ".pt.trace.json.gz";
+  const std::string path =
+      std::string(STEPSCOPE_TEST_DATA) + "/h100/" + scenario + ".pt.trace.json.gz";
   Result<Trace> trace = load_trace_file(path);
   EXPECT_TRUE(trace.ok()) << (trace.ok() ? "" : trace.error().describe());
   Diagnosed out{std::move(trace).value(), {}};

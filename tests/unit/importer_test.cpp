@@ -16,14 +16,17 @@ Trace load_text(const std::string& json) {
 }
 
 TEST(Importer, ObjectFormWithMetadataAndExactTimes) {
-  const Trace trace = TraceFixture()
-                          .top_level("distributedInfo", R"({"backend":"nccl","rank":3,"world_size":8})")
-                          .top_level("deviceProperties",
-                                     R"([{"id":0,"name":"H100","computeMajor":9,"computeMinor":0,"numSms":132,"totalGlobalMem":85000000000}])")
-                          .top_level("baseTimeNanoseconds", "1700000000000000000")
-                          // Written as text: a double could not carry this literal exactly.
-                          .raw_event(R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1712173898123456.789,"dur":12.001})")
-                          .load();
+  const Trace trace =
+      TraceFixture()
+          .top_level("distributedInfo", R"({"backend":"nccl","rank":3,"world_size":8})")
+          .top_level(
+              "deviceProperties",
+              R"([{"id":0,"name":"H100","computeMajor":9,"computeMinor":0,"numSms":132,"totalGlobalMem":85000000000}])")
+          .top_level("baseTimeNanoseconds", "1700000000000000000")
+          // Written as text: a double could not carry this literal exactly.
+          .raw_event(
+              R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1712173898123456.789,"dur":12.001})")
+          .load();
   EXPECT_EQ(trace.distributed.rank, 3);
   EXPECT_EQ(trace.distributed.world_size, 8);
   ASSERT_EQ(trace.devices.size(), 1U);

@@ -6,7 +6,8 @@ namespace stepscope {
 namespace {
 
 TEST(IntervalSet, MergesOverlappingAndTouching) {
-  const IntervalSet set = IntervalSet::from_unsorted({{10, 20}, {0, 5}, {5, 8}, {15, 30}, {40, 40}});
+  const IntervalSet set =
+      IntervalSet::from_unsorted({{10, 20}, {0, 5}, {5, 8}, {15, 30}, {40, 40}});
   ASSERT_EQ(set.intervals().size(), 2U);
   EXPECT_EQ(set.intervals()[0], (Interval{0, 8}));
   EXPECT_EQ(set.intervals()[1], (Interval{10, 30}));

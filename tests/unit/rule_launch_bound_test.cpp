@@ -67,7 +67,8 @@ TEST(RuleInferenceLaunchBound, BatchOfOneWithoutBackwardIsInference) {
     fixture.step(s, t0, 1000);
     for (int k = 0; k < 40; ++k) {
       const double call = t0 + 2 + k * 24.0;
-      fixture.op("aten::linear", call - 1, 20, 1, -1, R"("Input Dims":[[1, 512], [512, 512], [512]])");
+      fixture.op("aten::linear", call - 1, 20, 1, -1,
+                 R"("Input Dims":[[1, 512], [512, 512], [512]])");
       fixture.launched_kernel("gemv_kernel", call, call + 6, 4);
     }
   }

@@ -21,8 +21,9 @@ constexpr std::int64_t kMiB = 1 << 20;
 // `leak` bytes it never frees (allocated inside `aten::to`).
 Trace steps_with_memory(std::int64_t leak) {
   TraceFixture fixture;
-  fixture.top_level("deviceProperties",
-                    R"([{"id":0,"name":"GPU","computeMajor":9,"computeMinor":0,"totalGlobalMem":1073741824}])");
+  fixture.top_level(
+      "deviceProperties",
+      R"([{"id":0,"name":"GPU","computeMajor":9,"computeMinor":0,"totalGlobalMem":1073741824}])");
   std::int64_t allocated = 100 * kMiB;
   for (int s = 0; s < 4; ++s) {
     const double t0 = s * 1000.0;

@@ -34,8 +34,9 @@ Trace steps_with_mm(const std::string& dims, const std::string& type, const std:
     const double t0 = s * 1000.0;
     const std::int64_t external = 100 + s;
     fixture.step(s, t0, 1000);
-    fixture.op("aten::mm", t0 + 1, 20, 1, external,
-               R"("Input Dims":)" + dims + R"(,"Input type":[")" + type + R"(",")" + type + R"("])");
+    fixture.op(
+        "aten::mm", t0 + 1, 20, 1, external,
+        R"("Input Dims":)" + dims + R"(,"Input type":[")" + type + R"(",")" + type + R"("])");
     fixture.runtime("cudaLaunchKernel", t0 + 5, 5, 200 + s, 1, external);
     fixture.kernel("sm90_xmma_gemm_f16f16_f16f32", t0 + 12, 500, 200 + s, 7, 0, external, args);
   }
@@ -52,21 +53,21 @@ TEST(RuleUnalignedShapes, OddHalfPrecisionDimsAreFound) {
 }
 
 TEST(RuleUnalignedShapes, AlignedOrFloat32IsFine) {
-  EXPECT_EQ(find(diagnose(analyze_rank(
-                     steps_with_mm("[[64, 1024], [1024, 4096]]", "c10::Half", ""), {})),
-                 "unaligned-shapes"),
-            nullptr);
-  EXPECT_EQ(find(diagnose(analyze_rank(
-                     steps_with_mm("[[64, 1001], [1001, 4096]]", "float", ""), {})),
-                 "unaligned-shapes"),
-            nullptr);
+  EXPECT_EQ(
+      find(diagnose(analyze_rank(steps_with_mm("[[64, 1024], [1024, 4096]]", "c10::Half", ""), {})),
+           "unaligned-shapes"),
+      nullptr);
+  EXPECT_EQ(
+      find(diagnose(analyze_rank(steps_with_mm("[[64, 1001], [1001, 4096]]", "float", ""), {})),
+           "unaligned-shapes"),
+      nullptr);
 }
 
 TEST(RuleLowOccupancy, BusyGpuWithFewBlocksIsFound) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(
-      steps_with_mm("[[8, 1024], [1024, 1024]]", "c10::Half",
-                    R"("blocks per SM":0.25,"est. achieved occupancy %":6)"),
-      {}));
+  const Diagnosis diagnosis =
+      diagnose(analyze_rank(steps_with_mm("[[8, 1024], [1024, 1024]]", "c10::Half",
+                                          R"("blocks per SM":0.25,"est. achieved occupancy %":6)"),
+                            {}));
   ASSERT_EQ(find(diagnosis, "unaligned-shapes"), nullptr);
   // 500 µs of kernel in 1000 µs steps: utilization 50 %, under the 60 % threshold.
   EXPECT_EQ(find(diagnosis, "low-occupancy"), nullptr);

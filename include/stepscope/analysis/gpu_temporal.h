@@ -50,7 +50,7 @@ struct StepOverlap {
 
 struct GpuTemporalResult {
   bool applicable = false;
-  std::string not_applicable_reason;  // "no GPU activity"
+  std::string not_applicable_reason;    // "no GPU activity"
   std::vector<DeviceTemporal> devices;  // sorted by device id
   std::vector<StepOverlap> steps;
 };

@@ -41,7 +41,7 @@ struct IdleTimeResult {
   bool applicable = false;
   std::string not_applicable_reason;
   std::int64_t kernel_wait_threshold_ns = 30'000;  // HTA's 30 µs
-  std::vector<StreamIdle> streams;  // by device, then stream
+  std::vector<StreamIdle> streams;                 // by device, then stream
 };
 
 // Native: activities that overlap W, clipped to it; gaps against the running maximum of ends

@@ -20,7 +20,7 @@ struct OverlapLabel {
   bool communication = false;
   bool memory = false;
   std::int64_t ns = 0;
-  double share = 0;  // of the union of all activity
+  double share = 0;                        // of the union of all activity
   [[nodiscard]] std::string name() const;  // "computation+communication", ...
 };
 
@@ -38,11 +38,11 @@ struct KernelRow {
 
 struct DeviceKernels {
   std::int32_t device = -1;
-  std::vector<OverlapLabel> labels;  // no zero rows; sorted by time, largest first
-  std::int64_t activity_ns = 0;      // sum of durations (not a union)
-  std::vector<KernelRow> top;        // top N by total across classes
+  std::vector<OverlapLabel> labels;        // no zero rows; sorted by time, largest first
+  std::int64_t activity_ns = 0;            // sum of durations (not a union)
+  std::vector<KernelRow> top;              // top N by total across classes
   std::vector<KernelRow> top_by_class[3];  // computation, communication, memory
-  std::int64_t others_count = 0;     // everything after the top N
+  std::int64_t others_count = 0;           // everything after the top N
   std::int64_t others_ns = 0;
   std::int64_t distinct_names = 0;
 };

@@ -27,9 +27,9 @@ struct LaunchClassStats {
   Statistics gpu_duration_ns;
   Statistics launch_delay_ns;  // activity start - call end; negative when it starts earlier
   std::int64_t negative_delay_count = 0;
-  std::int64_t cpu_duration_over_50us = 0;     // HTA's runtime cutoff
-  std::int64_t launch_delay_over_100us = 0;    // HTA's launch-delay cutoff
-  std::int64_t short_kernel_count = 0;         // cpu <= 50 µs and gpu < cpu (HTA's rule)
+  std::int64_t cpu_duration_over_50us = 0;   // HTA's runtime cutoff
+  std::int64_t launch_delay_over_100us = 0;  // HTA's launch-delay cutoff
+  std::int64_t short_kernel_count = 0;       // cpu <= 50 µs and gpu < cpu (HTA's rule)
   std::int64_t cpu_duration_total_ns = 0;
   std::int64_t gpu_duration_total_ns = 0;
 };

@@ -15,7 +15,7 @@ namespace stepscope {
 
 struct OperatorRow {
   std::string name;
-  std::string input_dims;   // with group_by_input_shape; raw JSON as the trace writes it
+  std::string input_dims;  // with group_by_input_shape; raw JSON as the trace writes it
   std::string input_types;
   EventClass event_class = EventClass::kOp;
   std::int64_t calls = 0;
@@ -24,8 +24,8 @@ struct OperatorRow {
   std::int64_t self_device_ns = 0;  // sums of activity durations, not unions
   std::int64_t total_device_ns = 0;
   std::int64_t device_activities = 0;  // launched by the op itself
-  double self_cpu_share = 0;     // of all rows' self CPU time
-  double self_device_share = 0;  // of all attributed device time
+  double self_cpu_share = 0;           // of all rows' self CPU time
+  double self_device_share = 0;        // of all attributed device time
 };
 
 struct OperatorTable {

@@ -23,7 +23,7 @@ struct AnalysisOptions {
   std::optional<StepRange> steps;  // analyse only these kept steps
   int top = 10;                    // rows in top-N tables
   bool group_by_input_shape = false;
-  bool hta_rounding = true;        // compat-hta: emulate HTA's µs rounding (metrics.md §0.6)
+  bool hta_rounding = true;  // compat-hta: emulate HTA's µs rounding (metrics.md §0.6)
 };
 
 }  // namespace stepscope

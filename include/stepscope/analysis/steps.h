@@ -36,13 +36,16 @@ struct Step {
 };
 
 struct StepsResult {
-  std::vector<Step> steps;  // sorted by host start
-  bool rebased = false;     // device-rebased (a GPU trace) or host spans (CPU-only)
+  std::vector<Step> steps;         // sorted by host start
+  bool rebased = false;            // device-rebased (a GPU trace) or host spans (CPU-only)
   std::vector<std::string> notes;  // duplicated numbers, nested steps, several threads
   // The analysis window W (metrics.md §0.7): kept steps, else the GPU activity span.
   std::optional<Interval> window;
-  enum class WindowSource : std::uint8_t { kSteps, kGpuActivitySpan, kNone } window_source =
-      WindowSource::kNone;
+  enum class WindowSource : std::uint8_t {
+    kSteps,
+    kGpuActivitySpan,
+    kNone
+  } window_source = WindowSource::kNone;
   [[nodiscard]] std::vector<const Step*> kept() const;
 };
 
@@ -60,7 +63,7 @@ struct Statistics {
   double p95 = 0;
   double p99 = 0;
   double max = 0;
-  double cv = 0;   // std / mean
+  double cv = 0;             // std / mean
   bool few_samples = false;  // n < 20: p95 / p99 interpolate towards the maximum
 };
 

@@ -51,7 +51,7 @@ struct EventRefs {
 struct Evidence {
   std::string label;  // what the figure is
   double value = 0;
-  std::string unit;   // "ms/step", "%", "calls/step", "count", "x"
+  std::string unit;  // "ms/step", "%", "calls/step", "count", "x"
   std::vector<EventRefs> events;
 };
 
@@ -59,7 +59,7 @@ struct Evidence {
 struct ExpectedGain {
   std::int64_t bound_ns = 0;
   std::int64_t likely_ns = 0;
-  double bound_share = 0;   // of the mean step time
+  double bound_share = 0;  // of the mean step time
   double likely_share = 0;
   std::string method;
 };

@@ -28,7 +28,8 @@ std::vector<Finding> check_exposed_communication(const RankAnalyses& rank) {
   const auto kept = rank.steps.kept();
   if (step_ns <= 0 || kept.empty() || !rank.gpu_temporal.applicable) return {};
   std::int64_t exposed_ns = 0;
-  for (const StepOverlap& step : rank.gpu_temporal.steps) exposed_ns += step.exposed_communication_ns;
+  for (const StepOverlap& step : rank.gpu_temporal.steps)
+    exposed_ns += step.exposed_communication_ns;
   const auto steps = static_cast<double>(kept.size());
   const auto exposed_per_step = static_cast<std::int64_t>(static_cast<double>(exposed_ns) / steps);
   const double share = static_cast<double>(exposed_per_step) / step_ns;

@@ -72,7 +72,8 @@ std::vector<Finding> check_fusion(const RankAnalyses& rank) {
     saving += (chain.end - chain.start) - chain.longest;
     kernels_in_chains += static_cast<std::int64_t>(chain.kernels.size());
     for (EventIndex k : chain.kernels) {
-      add_ref(refs, trace.name_of(k), e.start_ns[k], e.end_ns(k), step_at(rank.steps, e.start_ns[k]));
+      add_ref(refs, trace.name_of(k), e.start_ns[k], e.end_ns(k),
+              step_at(rank.steps, e.start_ns[k]));
     }
   }
   const auto steps = static_cast<double>(kept.size());
@@ -89,7 +90,9 @@ std::vector<Finding> check_fusion(const RankAnalyses& rank) {
   finding.title = fmt::format("{:.0f} chains of small elementwise kernels per step could be fused",
                               static_cast<double>(chains.size()) / steps);
   finding.evidence.push_back(Evidence{"chains of >= 4 short elementwise kernels per step",
-                                      static_cast<double>(chains.size()) / steps, "chains/step", {}});
+                                      static_cast<double>(chains.size()) / steps,
+                                      "chains/step",
+                                      {}});
   finding.evidence.push_back(Evidence{"kernels in those chains per step",
                                       static_cast<double>(kernels_in_chains) / steps,
                                       "kernels/step", refs});
@@ -98,11 +101,11 @@ std::vector<Finding> check_fusion(const RankAnalyses& rank) {
       "per chain); for optimizer and normalisation code, prefer the fused library versions "
       "(fused=True optimizers, torch.nn.functional.scaled_dot_product_attention, fused "
       "LayerNorm).";
-  finding.gain = make_gain(saving_per_step,
-                           static_cast<std::int64_t>(static_cast<double>(saving_per_step) * kLikelyShare),
-                           step_ns,
-                           "bound: each chain's span minus its longest kernel (a fused kernel runs "
-                           "about as long as its longest member); likely: 70 % of it");
+  finding.gain = make_gain(
+      saving_per_step,
+      static_cast<std::int64_t>(static_cast<double>(saving_per_step) * kLikelyShare), step_ns,
+      "bound: each chain's span minus its longest kernel (a fused kernel runs "
+      "about as long as its longest member); likely: 70 % of it");
   finding.severity = severity_for(finding.gain.likely_share);
   return {finding};
 }

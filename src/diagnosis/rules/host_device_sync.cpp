@@ -24,8 +24,9 @@ constexpr double kLikelyRemovedShare = 0.8;
 
 bool is_blocking_call(std::string_view name) {
   static constexpr std::array<std::string_view, 9> kExact = {
-      "cudaMemcpy",  "cudaMemset",  "hipMemcpy",  "hipMemset", "hipMemcpyWithStream",
-      "cuMemcpyDtoH", "cuMemcpyHtoD", "cuCtxSynchronize", "cuStreamSynchronize"};
+      "cudaMemcpy",   "cudaMemset",          "hipMemcpy",
+      "hipMemset",    "hipMemcpyWithStream", "cuMemcpyDtoH",
+      "cuMemcpyHtoD", "cuCtxSynchronize",    "cuStreamSynchronize"};
   for (std::string_view exact : kExact) {
     if (name == exact) return true;
   }
@@ -79,9 +80,9 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
   finding.bottleneck = Bottleneck::kHostDeviceSync;
   finding.part = StepPart::kWholeStep;
   finding.rank = trace.rank;
-  finding.title = fmt::format("{:.1f} blocking syncs per step leave the GPU idle {:.1f} % of it",
-                              static_cast<double>(sync_count) / static_cast<double>(steps),
-                              share * 100);
+  finding.title =
+      fmt::format("{:.1f} blocking syncs per step leave the GPU idle {:.1f} % of it",
+                  static_cast<double>(sync_count) / static_cast<double>(steps), share * 100);
   finding.evidence.push_back(Evidence{"blocking calls per kept step",
                                       static_cast<double>(sync_count) / static_cast<double>(steps),
                                       "calls/step", calls});
@@ -93,8 +94,8 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
       "boolean-mask indexing in the loop, and torch.cuda.synchronize() outside timing code. "
       "torch.cuda.set_sync_debug_mode(\"warn\") reports each remaining sync with its stack.";
   finding.gain = make_gain(
-      idle_per_step, static_cast<std::int64_t>(static_cast<double>(idle_per_step) * kLikelyRemovedShare),
-      step_ns,
+      idle_per_step,
+      static_cast<std::int64_t>(static_cast<double>(idle_per_step) * kLikelyRemovedShare), step_ns,
       "bound: the GPU idle between each blocking call's return and the next GPU work; likely: "
       "80 % of it, keeping one sync per step");
   finding.severity = severity_for(finding.gain.likely_share);

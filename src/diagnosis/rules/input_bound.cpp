@@ -20,8 +20,8 @@ constexpr double kThresholdShare = 0.05;
 constexpr double kLikelyHiddenShare = 0.8;
 
 bool is_data_loader_span(std::string_view name) {
-  const bool loader = name.rfind("enumerate(DataLoader)#", 0) == 0 &&
-                      name.size() >= 9 && name.substr(name.size() - 9) == ".__next__";
+  const bool loader = name.rfind("enumerate(DataLoader)#", 0) == 0 && name.size() >= 9 &&
+                      name.substr(name.size() - 9) == ".__next__";
   return loader || name.rfind("enumerate(DataPipe)#", 0) == 0;
 }
 
@@ -56,20 +56,20 @@ std::vector<Finding> check_input_bound(const RankAnalyses& rank) {
   finding.bottleneck = Bottleneck::kInputPipeline;
   finding.part = StepPart::kDataLoading;
   finding.rank = trace.rank;
-  finding.title = gpu ? fmt::format("The GPU waits {:.1f} % of each step for the DataLoader",
-                                    share * 100)
-                      : fmt::format("Data loading takes {:.1f} % of each step", share * 100);
-  finding.evidence.push_back(Evidence{
-      gpu ? "DataLoader time with the GPU idle, mean per kept step"
-          : "data loading time, mean per kept step",
-      static_cast<double>(waiting_ns) / 1e6, "ms/step", spans});
+  finding.title =
+      gpu ? fmt::format("The GPU waits {:.1f} % of each step for the DataLoader", share * 100)
+          : fmt::format("Data loading takes {:.1f} % of each step", share * 100);
+  finding.evidence.push_back(Evidence{gpu ? "DataLoader time with the GPU idle, mean per kept step"
+                                          : "data loading time, mean per kept step",
+                                      static_cast<double>(waiting_ns) / 1e6, "ms/step", spans});
   finding.evidence.push_back(Evidence{"share of the mean step", share * 100, "%", {}});
   finding.fix =
       "Load batches in the background: DataLoader(..., num_workers=<CPU cores per GPU>, "
       "pin_memory=True, persistent_workers=True, prefetch_factor=2 to 4), then "
       "batch.to(device, non_blocking=True). If the workers are saturated, move decoding and "
       "augmentation to the GPU or cache preprocessed samples.";
-  const auto likely = static_cast<std::int64_t>(static_cast<double>(waiting_ns) * kLikelyHiddenShare);
+  const auto likely =
+      static_cast<std::int64_t>(static_cast<double>(waiting_ns) * kLikelyHiddenShare);
   finding.gain = make_gain(
       waiting_ns, likely, step_ns,
       gpu ? "bound: all DataLoader time the GPU spends idle; likely: 80 % of it, since collation "

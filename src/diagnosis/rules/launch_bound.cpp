@@ -30,7 +30,8 @@ bool is_data_loader_or_sync(const Trace& trace, EventIndex i) {
   const std::string_view name = trace.name_of(i);
   const EventClass c = trace.events.event_class[i];
   if ((c == EventClass::kOp || c == EventClass::kAnnotation) &&
-      (name.rfind("enumerate(DataLoader)#", 0) == 0 || name.rfind("enumerate(DataPipe)#", 0) == 0)) {
+      (name.rfind("enumerate(DataLoader)#", 0) == 0 ||
+       name.rfind("enumerate(DataPipe)#", 0) == 0)) {
     return true;
   }
   return is_launch_call(c) && (name.find("Synchronize") != std::string_view::npos ||
@@ -121,7 +122,8 @@ IntervalSet explained_elsewhere(const RankAnalyses& rank, const IntervalSet& bus
     if (!is_data_loader_or_sync(trace, i)) continue;
     const std::int64_t end = e.end_ns(i);
     // A sync's cost runs on after it returns, until the GPU has work again.
-    const std::int64_t after = is_launch_call(e.event_class[i]) ? idle_after(busy, end, end + 1'000'000'000) : 0;
+    const std::int64_t after =
+        is_launch_call(e.event_class[i]) ? idle_after(busy, end, end + 1'000'000'000) : 0;
     spans.push_back({e.start_ns[i], end + after});
   }
   return IntervalSet::from_unsorted(std::move(spans));
@@ -141,9 +143,8 @@ bool inference_at_batch_one(const RankAnalyses& rank) {
   std::int64_t batch_one = 0;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const std::string_view name = trace.name_of(i);
-    if (e.event_class[i] != EventClass::kOp ||
-        (name != "aten::linear" && name != "aten::mm" && name != "aten::addmm" &&
-         name != "aten::matmul")) {
+    if (e.event_class[i] != EventClass::kOp || (name != "aten::linear" && name != "aten::mm" &&
+                                                name != "aten::addmm" && name != "aten::matmul")) {
       continue;
     }
     const EventArgs* args = trace.args_of(i);
@@ -219,7 +220,8 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
   finding.evidence.push_back(Evidence{
       "activities shorter than 10 µs",
       kernels > 0 ? 100.0 * static_cast<double>(short_kernels) / static_cast<double>(kernels) : 0,
-      "%", {}});
+      "%",
+      {}});
   finding.evidence.push_back(
       Evidence{"host time in launch calls per step", launch_per_step / 1e6, "ms/step", {}});
   finding.evidence.push_back(Evidence{"GPU wait by the host op running at the time, per step",
@@ -237,8 +239,7 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
   if (inference_at_batch_one(rank)) {
     finding.id = "inference-launch-bound";
     finding.title = fmt::format(
-        "Inference at batch size 1: the GPU waits for the host {:.1f} % of each step",
-        share * 100);
+        "Inference at batch size 1: the GPU waits for the host {:.1f} % of each step", share * 100);
     finding.fix =
         "Serve requests in batches (dynamic batching) so each launch does more work; run the "
         "model under model.eval() and torch.inference_mode() so no autograd bookkeeping runs; "
@@ -247,8 +248,7 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
   }
   finding.gain = make_gain(
       wait_per_step,
-      static_cast<std::int64_t>(static_cast<double>(wait_per_step) * kLikelyRemovedShare),
-      step_ns,
+      static_cast<std::int64_t>(static_cast<double>(wait_per_step) * kLikelyRemovedShare), step_ns,
       "bound: GPU idle waiting for launches (DataLoader and post-sync idle excluded); likely: "
       "60 % of it, what CUDA graphs or fusion typically remove");
   finding.severity = severity_for(finding.gain.likely_share);

@@ -73,7 +73,8 @@ std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, std::int16_
     if (step == nullptr) continue;
     // The innermost op on the allocating thread that spans the allocation.
     EventIndex op = kNoEvent;
-    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()) && e.start_ns[i] <= m.time_ns[r]; ++i) {
+    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()) && e.start_ns[i] <= m.time_ns[r];
+         ++i) {
       if (e.thread[i] == m.thread[r] && e.event_class[i] == EventClass::kOp &&
           e.end_ns(i) >= m.time_ns[r]) {
         op = i;
@@ -108,19 +109,24 @@ Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
   finding.bottleneck = Bottleneck::kMemoryCapacity;
   finding.part = StepPart::kWholeStep;
   finding.rank = trace.rank;
-  finding.title = fmt::format("GPU {} memory grows {:.1f} MiB every step", device, growth / (1 << 20));
+  finding.title =
+      fmt::format("GPU {} memory grows {:.1f} MiB every step", device, growth / (1 << 20));
   finding.evidence.push_back(Evidence{"allocated at the first kept step's start",
-                                      static_cast<double>(allocated.front()) / (1 << 20), "MiB", {}});
+                                      static_cast<double>(allocated.front()) / (1 << 20),
+                                      "MiB",
+                                      {}});
   finding.evidence.push_back(Evidence{"allocated at the last kept step's start",
-                                      static_cast<double>(allocated.back()) / (1 << 20), "MiB", {}});
+                                      static_cast<double>(allocated.back()) / (1 << 20),
+                                      "MiB",
+                                      {}});
   finding.evidence.push_back(Evidence{"growth per step", growth / (1 << 20), "MiB/step",
                                       unfreed_allocations(rank, device)});
   if (const DeviceProperties* properties = trace.device_properties(device);
       properties != nullptr && properties->total_global_memory > 0 && growth > 0) {
     const double steps_left =
         static_cast<double>(properties->total_global_memory - allocated.back()) / growth;
-    finding.evidence.push_back(Evidence{"steps until the device is full at this rate",
-                                        steps_left, "steps", {}});
+    finding.evidence.push_back(
+        Evidence{"steps until the device is full at this rate", steps_left, "steps", {}});
   }
   finding.fix =
       "Find what keeps tensors alive across steps: accumulate losses and metrics as Python "
@@ -142,8 +148,7 @@ std::vector<Finding> check_memory_growth(const RankAnalyses& rank) {
   if (trace.memory.size() == 0 || rank.steps.kept().empty()) return {};
   std::vector<Finding> findings;
   for (std::int16_t device : gpu_devices(trace.memory)) {
-    const std::vector<std::int64_t> allocated =
-        allocated_at_step_starts(trace, rank.steps, device);
+    const std::vector<std::int64_t> allocated = allocated_at_step_starts(trace, rank.steps, device);
     if (rises_every_step(allocated)) findings.push_back(growth_finding(rank, device, allocated));
   }
   return findings;
@@ -184,10 +189,10 @@ std::vector<Finding> check_allocator_churn(const RankAnalyses& rank) {
       "Keep the allocator's cache warm: do not call torch.cuda.empty_cache() in the loop, keep "
       "tensor shapes stable (pad variable-length batches to a few bucket sizes), and set "
       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to reduce fragmentation.";
-  finding.gain = make_gain(per_step, static_cast<std::int64_t>(static_cast<double>(per_step) * 0.8),
-                           step_ns,
-                           "bound: host time in cudaMalloc/cudaFree per steady step (each also "
-                           "synchronizes the device); likely: 80 % of it");
+  finding.gain =
+      make_gain(per_step, static_cast<std::int64_t>(static_cast<double>(per_step) * 0.8), step_ns,
+                "bound: host time in cudaMalloc/cudaFree per steady step (each also "
+                "synchronizes the device); likely: 80 % of it");
   finding.severity = severity_for(finding.gain.likely_share);
   return {finding};
 }

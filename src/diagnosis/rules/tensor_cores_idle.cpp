@@ -89,9 +89,8 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   finding.title = fmt::format(
       "{:.1f} % of kernel time is float32 matrix math on a GPU with tensor cores ({} sm_{}{})",
       share * 100, device_name, compute_major, compute_minor);
-  finding.evidence.push_back(
-      Evidence{"fp32 GEMM / convolution kernel time per step", fp32_per_step / 1e6, "ms/step",
-               kernels});
+  finding.evidence.push_back(Evidence{"fp32 GEMM / convolution kernel time per step",
+                                      fp32_per_step / 1e6, "ms/step", kernels});
   finding.evidence.push_back(Evidence{"share of kernel time", share * 100, "%", {}});
   finding.evidence.push_back(Evidence{"GPU utilization (kernels)", gpu_share * 100, "%", {}});
   finding.fix =

@@ -68,7 +68,8 @@ std::vector<Finding> check_transfers(const RankAnalyses& rank) {
   const IntervalSet copy_time = IntervalSet::from_sorted(copies);
   const IntervalSet exposed = copy_time.subtract(IntervalSet::from_sorted(compute));
   const auto steps = static_cast<double>(kept.size());
-  const auto exposed_per_step = static_cast<std::int64_t>(static_cast<double>(exposed.measure()) / steps);
+  const auto exposed_per_step =
+      static_cast<std::int64_t>(static_cast<double>(exposed.measure()) / steps);
   const double share = static_cast<double>(exposed_per_step) / step_ns;
   if (share < kThresholdShare) return {};
 

@@ -22,8 +22,8 @@ constexpr double kThresholdShare = 0.03;
 
 bool is_matmul_or_conv(std::string_view name) {
   static constexpr std::array<std::string_view, 10> kOps = {
-      "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear",
-      "aten::convolution", "aten::_convolution", "aten::conv2d", "aten::conv1d"};
+      "aten::mm",     "aten::addmm",       "aten::bmm",          "aten::baddbmm", "aten::matmul",
+      "aten::linear", "aten::convolution", "aten::_convolution", "aten::conv2d",  "aten::conv1d"};
   return std::find(kOps.begin(), kOps.end(), name) != kOps.end();
 }
 
@@ -31,7 +31,8 @@ bool is_matmul_or_conv(std::string_view name) {
 int alignment(std::string_view types) {
   if (types.find("Half") != std::string_view::npos) return 8;
   if (types.find("BFloat16") != std::string_view::npos) return 16;
-  if (types.find("Char") != std::string_view::npos || types.find("int8") != std::string_view::npos) {
+  if (types.find("Char") != std::string_view::npos ||
+      types.find("int8") != std::string_view::npos) {
     return 16;
   }
   return 0;

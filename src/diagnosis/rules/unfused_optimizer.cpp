@@ -62,17 +62,17 @@ std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank) {
   finding.rank = trace.rank;
   finding.title = fmt::format(
       "optimizer.step() launches {:.0f} kernels per step one parameter at a time", per_step);
-  finding.evidence.push_back(Evidence{"kernels launched inside Optimizer.step per step", per_step,
-                                      "kernels/step", refs});
-  finding.evidence.push_back(Evidence{"optimizer host time per step",
-                                      static_cast<double>(optimizer_ns) / 1e6, "ms/step", {}});
+  finding.evidence.push_back(
+      Evidence{"kernels launched inside Optimizer.step per step", per_step, "kernels/step", refs});
+  finding.evidence.push_back(Evidence{
+      "optimizer host time per step", static_cast<double>(optimizer_ns) / 1e6, "ms/step", {}});
   finding.fix =
       "Use the multi-tensor or fused implementation: torch.optim.AdamW(params, fused=True) (or "
       "foreach=True, the default when every parameter is on the GPU; check nothing forces "
       "foreach=False), and zero gradients with optimizer.zero_grad(set_to_none=True).";
   finding.gain = make_gain(
-      optimizer_ns, static_cast<std::int64_t>(static_cast<double>(optimizer_ns) * kLikelyRemovedShare),
-      step_ns,
+      optimizer_ns,
+      static_cast<std::int64_t>(static_cast<double>(optimizer_ns) * kLikelyRemovedShare), step_ns,
       "bound: the optimizer's host time per step; likely: 70 % of it, since fused kernels update "
       "all parameters in a few launches");
   finding.severity = severity_for(finding.gain.likely_share);

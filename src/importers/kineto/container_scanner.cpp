@@ -74,7 +74,7 @@ BlockMasks classify_block(const char* block) {
 // Each bit of the result is the XOR of all bits of `bits` at or below it: 1 inside a string.
 std::uint64_t prefix_xor(std::uint64_t bits) {
   const __m128i product = _mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<long long>(bits)),
-                                                _mm_set1_epi8(static_cast<char>(0xFF)), 0);
+                                               _mm_set1_epi8(static_cast<char>(0xFF)), 0);
   return static_cast<std::uint64_t>(_mm_cvtsi128_si64(product));
 }
 

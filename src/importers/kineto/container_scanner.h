@@ -14,7 +14,8 @@ inline constexpr std::size_t kMaxContainerDepth = 256;
 
 // `data[0]` is '{' or '['. Returns the offset one past the matching bracket,
 // kContainerIncomplete if `size` bytes end first, kContainerUnbalanced if a closing bracket
-// appears at depth zero, or kContainerTooDeep past kMaxContainerDepth. May read up to 64 bytes past `size` (the caller pads its buffers).
+// appears at depth zero, or kContainerTooDeep past kMaxContainerDepth. May read up to 64 bytes past
+// `size` (the caller pads its buffers).
 std::size_t find_container_end(const char* data, std::size_t size);
 // The byte-at-a-time version: the fallback without AVX2, and the reference in tests.
 std::size_t find_container_end_scalar(const char* data, std::size_t size);

@@ -15,9 +15,9 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 struct Decimal {
   bool negative = false;
-  __int128 mantissa = 0;  // the significant digits read so far
-  int scale = 0;          // value = mantissa * 10^scale (in microseconds)
-  bool sticky = false;    // nonzero digits were dropped after the mantissa filled up
+  __int128 mantissa = 0;   // the significant digits read so far
+  int scale = 0;           // value = mantissa * 10^scale (in microseconds)
+  bool sticky = false;     // nonzero digits were dropped after the mantissa filled up
   int dropped_first = -1;  // first dropped digit, for rounding
 };
 
@@ -90,7 +90,8 @@ std::optional<std::int64_t> fast_microseconds(std::string_view literal) {
   if (literal[i] != '.') return std::nullopt;
   const std::size_t fraction_start = ++i;
   std::int64_t fraction = 0;
-  while (i < literal.size() && is_digit(literal[i])) fraction = fraction * 10 + (literal[i++] - '0');
+  while (i < literal.size() && is_digit(literal[i]))
+    fraction = fraction * 10 + (literal[i++] - '0');
   const std::size_t digits = i - fraction_start;
   if (i != literal.size() || digits == 0 || digits > 3) return std::nullopt;
   static constexpr std::int64_t kScale[] = {1000, 100, 10, 1};

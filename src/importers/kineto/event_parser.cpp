@@ -90,8 +90,8 @@ Result<std::string_view> read_number_literal(od::value value, std::string_view f
   if (auto code = value.type().get(type)) return simdjson_failure(field, code);
   if (type != od::json_type::number) return field_error(field, "expected a number");
   std::string_view raw = value.raw_json_token();
-  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
-                          raw.back() == '\t')) {
+  while (!raw.empty() &&
+         (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
     raw.remove_suffix(1);
   }
   return raw;
@@ -143,11 +143,11 @@ Status read_triple(od::value value, std::string_view field, std::int32_t (&out)[
   return Done{};
 }
 
-#define STEPSCOPE_TRY_ASSIGN(target, expression) \
-  do {                                           \
-    auto result_ = (expression);                 \
+#define STEPSCOPE_TRY_ASSIGN(target, expression)     \
+  do {                                               \
+    auto result_ = (expression);                     \
     if (!result_) return std::move(result_).error(); \
-    target = *result_;                           \
+    target = *result_;                               \
   } while (false)
 
 // `stream` is an integer in CUDA traces and a string such as "0x0" in ROCm runtime calls,
@@ -161,10 +161,35 @@ Status read_stream(od::value value, RawEvent& out) {
 }
 
 enum class ArgKey : std::uint8_t {
-  kOther, kCorrelation, kExternalId, kStream, kDevice, kInputDims, kInputTypes, kConcreteInputs,
-  kBytes, kBlocksPerSm, kOccupancy, kWarpsPerSm, kGrid, kBlock, kRegisters, kSharedMemory,
-  kCollectiveName, kDtype, kProcessGroupName, kInMsgNelems, kOutMsgNelems, kGroupSize,
-  kAddress, kMemoryBytes, kTotalAllocated, kTotalReserved, kDeviceType, kDeviceId, kName,
+  kOther,
+  kCorrelation,
+  kExternalId,
+  kStream,
+  kDevice,
+  kInputDims,
+  kInputTypes,
+  kConcreteInputs,
+  kBytes,
+  kBlocksPerSm,
+  kOccupancy,
+  kWarpsPerSm,
+  kGrid,
+  kBlock,
+  kRegisters,
+  kSharedMemory,
+  kCollectiveName,
+  kDtype,
+  kProcessGroupName,
+  kInMsgNelems,
+  kOutMsgNelems,
+  kGroupSize,
+  kAddress,
+  kMemoryBytes,
+  kTotalAllocated,
+  kTotalReserved,
+  kDeviceType,
+  kDeviceId,
+  kName,
 };
 
 // Dispatch on the key's length first: most args are not ours, and this rejects them with one
@@ -429,7 +454,8 @@ Status EventParser::parse(const char* text, const EventSlice& slice, std::size_t
   out.file_offset = slice.file_offset;
   out.length = slice.length;
   od::document document;
-  if (auto code = impl_->parser.iterate(text + slice.offset, slice.length, capacity).get(document)) {
+  if (auto code =
+          impl_->parser.iterate(text + slice.offset, slice.length, capacity).get(document)) {
     return make_error(std::string("invalid JSON in event: ") + simdjson::error_message(code),
                       slice.file_offset);
   }

@@ -126,9 +126,7 @@ Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
   return !batch.events.empty() || state_ != State::kDone;
 }
 
-void EventSplitter::finish_events_array() {
-  state_ = after_events_;
-}
+void EventSplitter::finish_events_array() { state_ = after_events_; }
 
 // Completes one action of the state machine, reading more input when needed.
 Result<bool> EventSplitter::step(EventBatch& batch) {
@@ -166,8 +164,8 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
         }
         begin_ += 2;
       } else {
-        return error_at(begin_, "not JSON trace: expected '{' or '[' at the start, found " +
-                                    describe_byte(c));
+        return error_at(
+            begin_, "not JSON trace: expected '{' or '[' at the start, found " + describe_byte(c));
       }
       ++begin_;
       return true;
@@ -210,7 +208,8 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
       if (*after == kIncomplete) {
         Result<bool> more = fill();
         if (!more) return std::move(more).error();
-        if (!*more) return error_at(end_, "unexpected end of input inside \"" + current_key_ + "\"");
+        if (!*more)
+          return error_at(end_, "unexpected end of input inside \"" + current_key_ + "\"");
         return true;
       }
       const std::string_view raw(buffer_.data() + begin_, *after - begin_);
@@ -238,8 +237,8 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
       } else if (c == '}') {
         state_ = State::kAfterRoot;
       } else {
-        return error_at(begin_ - 1, "expected ',' or '}' in the top-level object, found " +
-                                        describe_byte(c));
+        return error_at(begin_ - 1,
+                        "expected ',' or '}' in the top-level object, found " + describe_byte(c));
       }
       return true;
     case State::kEventsStart:
@@ -253,8 +252,10 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
     case State::kEventsElement: {
       if (c != '{') {
         if (events_seen_ == 0) {
-          return error_at(begin_, "not a Chrome trace: the first element of the event array is "
-                                  "not an event object (found " + describe_byte(c) + ")");
+          return error_at(begin_,
+                          "not a Chrome trace: the first element of the event array is "
+                          "not an event object (found " +
+                              describe_byte(c) + ")");
         }
         return error_at(begin_, "element " + std::to_string(events_seen_) +
                                     " of the event array is not an event object (found " +
@@ -289,8 +290,8 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
       }
       return true;
     case State::kAfterRoot:
-      return error_at(begin_, "unexpected data after the end of the JSON document: " +
-                                  describe_byte(c));
+      return error_at(begin_,
+                      "unexpected data after the end of the JSON document: " + describe_byte(c));
     case State::kDone:
       return true;
   }

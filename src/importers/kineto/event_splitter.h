@@ -15,7 +15,7 @@
 namespace stepscope::kineto {
 
 struct EventSlice {
-  std::uint32_t offset;       // in EventBatch::text
+  std::uint32_t offset;  // in EventBatch::text
   std::uint32_t length;
   std::uint64_t file_offset;  // in the decompressed input
 };
@@ -58,12 +58,12 @@ class EventSplitter {
  private:
   enum class State {
     kBeforeRoot,
-    kObjectKey,       // expecting a key or '}'
+    kObjectKey,  // expecting a key or '}'
     kObjectColon,
     kObjectValue,
-    kObjectAfterValue,  // expecting ',' or '}'
-    kEventsStart,       // just after '[' of the events array
-    kEventsElement,     // expecting an event object
+    kObjectAfterValue,    // expecting ',' or '}'
+    kEventsStart,         // just after '[' of the events array
+    kEventsElement,       // expecting an event object
     kEventsAfterElement,  // expecting ',' or ']'
     kAfterRoot,
     kDone,
@@ -83,8 +83,8 @@ class EventSplitter {
   io::ByteSource& source_;
   std::size_t chunk_ = 0;  // bytes asked of the source at a time
   std::vector<char> buffer_;
-  std::size_t begin_ = 0;  // first unconsumed byte
-  std::size_t end_ = 0;    // one past the last filled byte
+  std::size_t begin_ = 0;          // first unconsumed byte
+  std::size_t end_ = 0;            // one past the last filled byte
   std::uint64_t base_offset_ = 0;  // input offset of buffer_[0]
   bool eof_ = false;
   State state_ = State::kBeforeRoot;

@@ -62,7 +62,7 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   // With two threads: one splits (and inflates), one parses, and this one builds.
   const unsigned threads = effective_threads(options, source);
   Status status = threads >= 2 ? kineto::run_parallel(splitter, builder, threads - 1, tick)
-                      : kineto::run_sequential(splitter, builder, tick);
+                               : kineto::run_sequential(splitter, builder, tick);
   auto fail = [&name](Error error) {
     error.file = name;
     return error;
@@ -71,7 +71,8 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   if (!splitter.top_level().saw_trace_events) {
     return fail(make_error(explain_not_a_trace(splitter.top_level())));
   }
-  if (trace.stats.events_seen == 0) return fail(make_error("empty trace: traceEvents has no events"));
+  if (trace.stats.events_seen == 0)
+    return fail(make_error("empty trace: traceEvents has no events"));
   if (Status s = builder.finish(splitter.top_level()); !s) return fail(std::move(s).error());
   trace.stats.input_bytes = splitter.bytes_read();
   if (trace.distributed.rank >= 0) {
@@ -91,8 +92,8 @@ std::optional<std::int64_t> rank_from_file_name(const std::string& file_name) {
 bool looks_like_trace_file(const fs::path& path) {
   const std::string name = path.filename().string();
   auto ends_with = [&name](std::string_view suffix) {
-    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(),
-                                                        suffix.size(), suffix) == 0;
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return ends_with(".json") || ends_with(".json.gz");
 }

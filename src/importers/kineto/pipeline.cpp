@@ -213,7 +213,8 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
   BatchFlow flow;
   std::thread splitting([&] { split_all(splitter, flow); });
   std::vector<std::thread> parsing;
-  for (unsigned i = 0; i < std::max(parse_workers, 1U); ++i) parsing.emplace_back([&] { parse_all(flow); });
+  for (unsigned i = 0; i < std::max(parse_workers, 1U); ++i)
+    parsing.emplace_back([&] { parse_all(flow); });
   Status status = Done{};
   while (std::unique_ptr<ParsedBatch> batch = flow.next_in_order()) {
     for (const RawEvent& event : batch->events) {

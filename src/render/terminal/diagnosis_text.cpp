@@ -30,11 +30,10 @@ std::string render_finding(const Finding& finding, std::size_t index) {
     }
   }
   out += fmt::format("     fix: {}\n", printable(finding.fix, 400));
-  out += fmt::format("     expected gain: {} per step likely ({}), up to {} ({})\n",
-                     format_duration(finding.gain.likely_ns),
-                     format_percent(finding.gain.likely_share),
-                     format_duration(finding.gain.bound_ns),
-                     format_percent(finding.gain.bound_share));
+  out += fmt::format(
+      "     expected gain: {} per step likely ({}), up to {} ({})\n",
+      format_duration(finding.gain.likely_ns), format_percent(finding.gain.likely_share),
+      format_duration(finding.gain.bound_ns), format_percent(finding.gain.bound_share));
   out += fmt::format("       method: {}\n", printable(finding.gain.method, 300));
   return out;
 }

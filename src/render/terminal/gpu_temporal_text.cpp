@@ -30,7 +30,8 @@ std::string render_text(const GpuTemporalResult& temporal, int /*top*/) {
   for (const DeviceTemporal& d : temporal.devices) {
     if (d.outside_window_activities > 0) {
       out += fmt::format("  GPU {}: {} activities ({}) lie partly or wholly outside the window\n",
-                         d.device, format_count(static_cast<std::uint64_t>(d.outside_window_activities)),
+                         d.device,
+                         format_count(static_cast<std::uint64_t>(d.outside_window_activities)),
                          format_ms(d.outside_window_ns));
     }
   }

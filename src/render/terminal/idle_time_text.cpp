@@ -20,13 +20,12 @@ std::string render_text(const IdleTimeResult& idle, int top) {
   const auto limit = static_cast<std::size_t>(std::max(top, 1));
   for (std::size_t s = 0; s < idle.streams.size() && s < limit; ++s) {
     const StreamIdle& stream = idle.streams[s];
-    table.add_row({fmt::format("GPU {}", stream.device), std::to_string(stream.stream),
-                   format_count(static_cast<std::uint64_t>(stream.activities)),
-                   format_ms(stream[IdleCause::kHostWait].ns),
-                   format_ms(stream[IdleCause::kKernelWait].ns),
-                   format_ms(stream[IdleCause::kOther].ns),
-                   format_ms(stream[IdleCause::kUnlinked].ns), format_ms(stream.leading_idle_ns),
-                   format_ms(stream.trailing_idle_ns)});
+    table.add_row(
+        {fmt::format("GPU {}", stream.device), std::to_string(stream.stream),
+         format_count(static_cast<std::uint64_t>(stream.activities)),
+         format_ms(stream[IdleCause::kHostWait].ns), format_ms(stream[IdleCause::kKernelWait].ns),
+         format_ms(stream[IdleCause::kOther].ns), format_ms(stream[IdleCause::kUnlinked].ns),
+         format_ms(stream.leading_idle_ns), format_ms(stream.trailing_idle_ns)});
   }
   out += table.render();
   if (idle.streams.size() > limit) {

@@ -38,8 +38,8 @@ std::string render_text(const LaunchResult& launches, int top) {
   }
   out += calls.render();
   TextTable queues;
-  for (const char* column : {"device", "stream", "mean depth (time-weighted)", "max depth",
-                             "time at the 1024 limit"}) {
+  for (const char* column :
+       {"device", "stream", "mean depth (time-weighted)", "max depth", "time at the 1024 limit"}) {
     queues.add_column(column);
   }
   const auto limit = static_cast<std::size_t>(std::max(top, 1));

@@ -29,11 +29,11 @@ std::string render_text(const StepsResult& steps, const StepTimeStats& stats, in
                         : "; no GPU activity either\n";
     return out;
   }
-  out += fmt::format("  {} steps, {} kept ({}){}\n", steps.steps.size(), kept.size(),
-                     steps.rebased ? "device-rebased: each step includes its GPU tail"
-                                   : "host spans: no device activity matched",
-                     stats.duration_ns.few_samples ? "; few steps: p95/p99 lean on the maximum"
-                                                   : "");
+  out +=
+      fmt::format("  {} steps, {} kept ({}){}\n", steps.steps.size(), kept.size(),
+                  steps.rebased ? "device-rebased: each step includes its GPU tail"
+                                : "host spans: no device activity matched",
+                  stats.duration_ns.few_samples ? "; few steps: p95/p99 lean on the maximum" : "");
   if (stats.duration_ns.count > 0) {
     out += "  step time:  " + statistics_line(stats.duration_ns) + "\n";
     out += "  host spans: " + statistics_line(stats.host_duration_ns) + "\n";
