@@ -2,6 +2,7 @@
 #include "render/json/diagnosis_json.h"
 #include "render/json/gpu_metrics_json.h"
 #include "render/json/gpu_temporal_json.h"
+#include "render/json/hta_json.h"
 #include "render/json/idle_time_json.h"
 #include "render/json/kernel_breakdown_json.h"
 #include "render/json/launches_json.h"
@@ -136,6 +137,10 @@ std::string render_json(const Report& report) {
   json.begin_array();
   for (const RankReport& rank : report.ranks) write_rank(json, rank);
   json.end_array();
+  if (report.hta) {
+    json.key("hta");
+    render::write_json(json, *report.hta);
+  }
   json.end_object();
   std::string text = json.take();
   text.push_back('\n');

@@ -45,6 +45,9 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
     rank.diagnosis = diagnose(rank.analyses);
     report->ranks.push_back(std::move(rank));
   }
+  if (request.analysis.mode == Mode::kCompatHta) {
+    report->hta = hta::compute_hta_report(report->traces, request.analysis);
+  }
   report->analysis_seconds = seconds_since(analysis_start);
   return report;
 }

@@ -2,9 +2,11 @@
 // read this; they compute nothing.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "stepscope/analysis/hta/hta_report.h"
 #include "stepscope/analysis/rank_analyses.h"
 #include "stepscope/diagnosis/diagnose.h"
 #include "stepscope/load.h"
@@ -22,6 +24,7 @@ struct Report {
   AnalyzeRequest request;
   TraceSet traces;
   std::vector<RankReport> ranks;
+  std::optional<hta::HtaReport> hta;  // --mode compat-hta: HTA's figures over all ranks
   double load_seconds = 0;
   double analysis_seconds = 0;
 };

@@ -1,0 +1,122 @@
+#include "analysis/hta/rows.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+namespace stepscope::hta {
+
+namespace {
+
+// The double pandas reads for a literal of `ns / 1000` µs: rebuild the decimal text (exact for
+// Kineto's three decimals) and let from_chars round it correctly.
+double literal_as_double(std::int64_t ns) {
+  char text[48];
+  const bool negative = ns < 0;
+  const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(ns)
+                                           : static_cast<std::uint64_t>(ns);
+  const int length = std::snprintf(text, sizeof text, "%s%llu.%03llu", negative ? "-" : "",
+                                   static_cast<unsigned long long>(magnitude / 1000),
+                                   static_cast<unsigned long long>(magnitude % 1000));
+  double value = 0;
+  std::from_chars(text, text + length, value);
+  return value;
+}
+
+Row make_row(const Trace& trace, EventIndex i, bool rounding) {
+  const EventTable& e = trace.events;
+  Row row;
+  row.event = i;
+  if (rounding) {
+    const double ts = literal_as_double(e.start_ns[i]);
+    const double dur = literal_as_double(e.dur_ns[i]);
+    row.start_ns = static_cast<std::int64_t>(std::ceil(ts)) * 1000;
+    row.end_ns = static_cast<std::int64_t>(std::floor(ts + dur)) * 1000;
+  } else {
+    row.start_ns = e.start_ns[i];
+    row.end_ns = e.end_ns(i);
+  }
+  row.stream = e.stream[i];
+  row.correlation = e.correlation[i];
+  const std::string_view name = trace.name_of(i);
+  row.gpu_side = (row.stream >= 0 && row.correlation >= 0) || name == "Event Sync" ||
+                 name == "Context Sync";
+  return row;
+}
+
+std::vector<Row> rows_of(const Trace& trace, bool rounding) {
+  std::vector<Row> rows;
+  rows.reserve(trace.events.size());
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    // `_compress_df`: rows have dur and cat, and cat is not "Trace"; our table holds complete
+    // events only, which all have dur.
+    if (trace.events.event_class[i] == EventClass::kProfilerSpan) continue;
+    if (trace.strings.view(trace.events.category[i]).empty()) continue;
+    rows.push_back(make_row(trace, i, rounding));
+  }
+  return rows;
+}
+
+std::vector<Row> filter_steps(const Trace& trace, const std::vector<Row>& rows) {
+  std::int64_t last = std::numeric_limits<std::int64_t>::min();
+  std::int64_t first_cpu = std::numeric_limits<std::int64_t>::max();
+  for (const Row& row : rows) {
+    if (row.gpu_side) continue;
+    first_cpu = std::min(first_cpu, row.start_ns);
+    if (is_profiler_step_name(trace.name_of(row.event))) last = std::max(last, row.start_ns);
+  }
+  if (last == std::numeric_limits<std::int64_t>::min()) last = first_cpu;
+  std::vector<Row> kept;
+  std::unordered_map<std::int64_t, int> cpu_rows_by_correlation;
+  for (const Row& row : rows) {
+    if (row.gpu_side || row.start_ns >= last) continue;
+    kept.push_back(row);
+    ++cpu_rows_by_correlation[row.correlation];
+  }
+  for (const Row& row : rows) {
+    if (!row.gpu_side) continue;
+    auto found = cpu_rows_by_correlation.find(row.correlation);
+    if (found == cpu_rows_by_correlation.end()) continue;
+    for (int copy = 0; copy < found->second; ++copy) kept.push_back(row);
+  }
+  return kept;
+}
+
+}  // namespace
+
+bool is_profiler_step_name(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.substr(0, kPrefix.size()) != kPrefix || name.size() == kPrefix.size()) return false;
+  for (char c : name.substr(kPrefix.size())) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+bool trace_needs_rounding(const Trace& trace) {
+  return trace.stats.any_fractional_ts_literal || trace.stats.any_event_without_ts;
+}
+
+std::vector<RankRows> build_rows(const TraceSet& traces, bool rounding, bool& step_filter) {
+  std::set<std::string_view> step_names;
+  for (const Trace& trace : traces.ranks) {
+    for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+      if (is_profiler_step_name(trace.name_of(i))) step_names.insert(trace.name_of(i));
+    }
+  }
+  step_filter = step_names.size() >= 2;
+  std::vector<RankRows> ranks;
+  for (const Trace& trace : traces.ranks) {
+    RankRows rank;
+    rank.trace = &trace;
+    rank.all = rows_of(trace, rounding && trace_needs_rounding(trace));
+    rank.kept = step_filter ? filter_steps(trace, rank.all) : rank.all;
+    ranks.push_back(std::move(rank));
+  }
+  return ranks;
+}
+
+}  // namespace stepscope::hta
