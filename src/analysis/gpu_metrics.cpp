@@ -124,12 +124,12 @@ void add_rule_time(std::vector<TensorCoreRuleTime>& rules, const TensorCoreMatch
 // Native: kernel time inside the window, tb_plugin's list extended (a heuristic).
 void native_tensor_cores(const Trace& trace, const std::vector<KernelSpan>& kernels,
                          Interval window, GpuDeviceMetrics& out) {
+  TensorCoreMatcher match_tensor_core(trace, false);
   for (const KernelSpan& kernel : kernels) {
     const std::int64_t length = overlap(kernel.span, window);
     if (length <= 0) continue;
     out.tensor_core_base_kernel_ns += length;
-    if (const std::optional<TensorCoreMatch> match =
-            match_tensor_core(trace.name_of(kernel.event))) {
+    if (const std::optional<TensorCoreMatch> match = match_tensor_core(kernel.event)) {
       out.tensor_core_kernel_ns += length;
       add_rule_time(out.tensor_core_rules, *match, length);
     }
@@ -176,12 +176,12 @@ void tb_tensor_cores(const Trace& trace, const std::map<std::int32_t, DeviceEven
   bool any_unattributed = false;
   std::int64_t all_kernels_ns = 0;
   std::int64_t all_tensor_core_ns = 0;
+  TensorCoreMatcher match_tb_tensor_core(trace, true);
   for (std::size_t d = 0; d < result.devices.size(); ++d) {
     GpuDeviceMetrics& out = result.devices[d];
     for (const KernelSpan& kernel : devices.at(out.device).kernels) {
       const std::int64_t length = kernel.span.length();
-      const std::optional<TensorCoreMatch> match =
-          match_tb_tensor_core(trace.name_of(kernel.event));
+      const std::optional<TensorCoreMatch> match = match_tb_tensor_core(kernel.event);
       all_kernels_ns += trace.events.dur_ns[kernel.event];
       if (match) all_tensor_core_ns += trace.events.dur_ns[kernel.event];
       if (!attributed[kernel.event]) {

@@ -24,9 +24,10 @@ struct ClassIntervals {
 
 std::map<std::int32_t, ClassIntervals> split_by_device(const Trace& trace, Interval window) {
   std::map<std::int32_t, ClassIntervals> devices;
+  ActivityClassifier classify(trace);
   const EventTable& e = trace.events;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    const ActivityClass c = classify_activity(trace, i);
+    const ActivityClass c = classify(i);
     if (c == ActivityClass::kNotActivity) continue;
     ClassIntervals& device = devices[trace.activity_device(i)];
     const Interval whole{e.start_ns[i], e.end_ns(i)};
@@ -86,11 +87,12 @@ DeviceTemporal summarize(std::int32_t id, const ClassIntervals& split, Interval 
 }
 
 std::vector<StepOverlap> overlap_per_step(const Trace& trace, const StepsResult& steps) {
+  ActivityClassifier classify(trace);
   std::vector<Interval> comp;
   std::vector<Interval> comm;
   const EventTable& e = trace.events;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    const ActivityClass c = classify_activity(trace, i);
+    const ActivityClass c = classify(i);
     if (c == ActivityClass::kComputation) comp.push_back({e.start_ns[i], e.end_ns(i)});
     if (c == ActivityClass::kCommunication) comm.push_back({e.start_ns[i], e.end_ns(i)});
   }

@@ -159,9 +159,10 @@ KernelBreakdownResult compute_kernel_breakdown(const Trace& trace, const StepsRe
   }
   const Interval window = *steps.window;
   std::map<std::int32_t, DeviceAccumulator> devices;
+  ActivityClassifier classify(trace);
   const EventTable& e = trace.events;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    const ActivityClass c = classify_activity(trace, i);
+    const ActivityClass c = classify(i);
     if (c == ActivityClass::kNotActivity) continue;
     if (e.start_ns[i] < window.start || e.start_ns[i] >= window.end) continue;
     DeviceAccumulator& device = devices[trace.activity_device(i)];

@@ -1,5 +1,7 @@
 #include "stepscope/analysis/kernel_class.h"
 
+#include "trace/ascii.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -7,11 +9,6 @@ namespace stepscope {
 
 namespace {
 
-bool contains_ignoring_case(std::string_view text, std::string_view needle) {
-  return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         }) != text.end();
-}
 
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
@@ -58,6 +55,23 @@ ActivityClass classify_activity(EventClass event_class, std::string_view name) {
 
 ActivityClass classify_activity(const Trace& trace, EventIndex event) {
   return classify_activity(trace.events.event_class[event], trace.name_of(event));
+}
+
+namespace {
+constexpr std::uint8_t kUnknown = 0xff;
+}
+
+ActivityClassifier::ActivityClassifier(const Trace& trace)
+    : trace_(trace), kernel_class_by_name_(trace.strings.size(), kUnknown) {}
+
+ActivityClass ActivityClassifier::operator()(EventIndex event) {
+  const EventClass event_class = trace_.events.event_class[event];
+  if (event_class != EventClass::kKernel) return classify_activity(event_class, {});
+  std::uint8_t& cached = kernel_class_by_name_[trace_.events.name[event]];
+  if (cached == kUnknown) {
+    cached = static_cast<std::uint8_t>(classify_activity(event_class, trace_.name_of(event)));
+  }
+  return static_cast<ActivityClass>(cached);
 }
 
 }  // namespace stepscope

@@ -144,10 +144,11 @@ bool launched_by_communication_op(const Trace& trace, EventIndex activity) {
   return false;
 }
 
-std::optional<StepRole> native_device_role(const Trace& trace, EventIndex i) {
+std::optional<StepRole> native_device_role(const Trace& trace, EventIndex i,
+                                           ActivityClassifier& classify) {
   const EventClass c = trace.events.event_class[i];
   const std::string_view name = trace.name_of(i);
-  switch (classify_activity(c, name)) {
+  switch (classify(i)) {
     case ActivityClass::kCommunication:
       return StepRole::kCommunication;
     case ActivityClass::kMemory:
@@ -165,12 +166,15 @@ std::optional<StepRole> native_device_role(const Trace& trace, EventIndex i) {
 
 RoleSets native_role_sets(const Trace& trace) {
   const EventTable& e = trace.events;
+  ActivityClassifier classify(trace);
   RoleSets sets;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const EventClass c = e.event_class[i];
     const std::string_view name = trace.name_of(i);
     if (is_device_activity(c)) {
-      if (const std::optional<StepRole> role = native_device_role(trace, i)) add(sets, *role, e, i);
+      if (const std::optional<StepRole> role = native_device_role(trace, i, classify)) {
+        add(sets, *role, e, i);
+      }
     } else if (is_launch_call(c)) {
       add(sets, StepRole::kRuntime, e, i);
       if (is_sync_call_name(name)) sets.sync_calls.push_back({e.start_ns[i], e.end_ns(i)});

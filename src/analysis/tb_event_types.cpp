@@ -1,5 +1,7 @@
 #include "analysis/tb_event_types.h"
 
+#include "trace/ascii.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -8,12 +10,6 @@ namespace stepscope::tb {
 
 namespace {
 
-bool equals_ignoring_case(std::string_view a, std::string_view lower) {
-  return a.size() == lower.size() &&
-         std::equal(a.begin(), a.end(), lower.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == y;
-         });
-}
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "analysis/tensor_core_names.h"
 
+#include "trace/ascii.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -33,12 +35,6 @@ constexpr std::array<std::string_view, 18> kTbPatterns = {
 constexpr std::array<std::string_view, 7> kExtendedPatterns = {"tensorop", "wgmma", "gmma", "nvjet",
                                                                "xmma",     "fmha",  "flash"};
 
-bool contains_ignoring_case(std::string_view text, std::string_view lower_needle) {
-  return std::search(text.begin(), text.end(), lower_needle.begin(), lower_needle.end(),
-                     [](char a, char b) {
-                       return std::tolower(static_cast<unsigned char>(a)) == b;
-                     }) != text.end();
-}
 
 }  // namespace
 
@@ -60,6 +56,22 @@ std::optional<TensorCoreMatch> match_tensor_core(std::string_view kernel_name) {
     if (contains_ignoring_case(kernel_name, pattern)) return TensorCoreMatch{pattern, true};
   }
   return std::nullopt;
+}
+
+TensorCoreMatcher::TensorCoreMatcher(const Trace& trace, bool tb_list_only)
+    : trace_(trace),
+      tb_list_only_(tb_list_only),
+      by_name_(trace.strings.size()),
+      known_(trace.strings.size(), false) {}
+
+std::optional<TensorCoreMatch> TensorCoreMatcher::operator()(EventIndex kernel) {
+  const StringId name = trace_.events.name[kernel];
+  if (!known_[name]) {
+    const std::string_view text = trace_.strings.view(name);
+    by_name_[name] = tb_list_only_ ? match_tb_tensor_core(text) : match_tensor_core(text);
+    known_[name] = true;
+  }
+  return by_name_[name];
 }
 
 }  // namespace stepscope

@@ -5,6 +5,9 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
+
+#include "stepscope/trace.h"
 
 namespace stepscope {
 
@@ -18,5 +21,18 @@ struct TensorCoreMatch {
 // tb_plugin's list first, then the extension (case-insensitive); kernels whose names say they
 // run on CUDA cores (`ffma`, `simt`) never match.
 [[nodiscard]] std::optional<TensorCoreMatch> match_tensor_core(std::string_view kernel_name);
+
+// Either rule, decided once per distinct kernel name of a trace.
+class TensorCoreMatcher {
+ public:
+  TensorCoreMatcher(const Trace& trace, bool tb_list_only);
+  [[nodiscard]] std::optional<TensorCoreMatch> operator()(EventIndex kernel);
+
+ private:
+  const Trace& trace_;
+  bool tb_list_only_;
+  std::vector<std::optional<TensorCoreMatch>> by_name_;
+  std::vector<bool> known_;
+};
 
 }  // namespace stepscope

@@ -22,10 +22,12 @@ ExpectedGain make_gain(std::int64_t bound_ns, std::int64_t likely_ns, double ste
 }
 
 const Step* step_at(const StepsResult& steps, std::int64_t t) {
-  for (const Step& step : steps.steps) {
-    if (step.kept() && t >= step.start_ns && t < step.end_ns) return &step;
-  }
-  return nullptr;
+  // Rebased steps never overlap and start in order: the candidate is the last that starts <= t.
+  auto after = std::upper_bound(steps.steps.begin(), steps.steps.end(), t,
+                                [](std::int64_t time, const Step& step) { return time < step.start_ns; });
+  if (after == steps.steps.begin()) return nullptr;
+  const Step& step = *(after - 1);
+  return step.kept() && t < step.end_ns ? &step : nullptr;
 }
 
 void add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,

@@ -4,17 +4,12 @@
 #include <string>
 
 #include "stepscope/trace.h"
+#include "trace/ascii.h"
 
 namespace stepscope {
 
 namespace {
 
-bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() &&

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "stepscope/trace.h"
 
@@ -16,5 +17,17 @@ enum class ActivityClass : std::uint8_t { kComputation, kCommunication, kMemory,
 // and accelerator kernels -> computation; everything else is not device activity.
 [[nodiscard]] ActivityClass classify_activity(EventClass event_class, std::string_view name);
 [[nodiscard]] ActivityClass classify_activity(const Trace& trace, EventIndex event);
+
+// The same classification, done once per distinct kernel name: names are interned, and a pass
+// over millions of kernels would otherwise match the same long names again and again.
+class ActivityClassifier {
+ public:
+  explicit ActivityClassifier(const Trace& trace);
+  [[nodiscard]] ActivityClass operator()(EventIndex event);
+
+ private:
+  const Trace& trace_;
+  std::vector<std::uint8_t> kernel_class_by_name_;
+};
 
 }  // namespace stepscope

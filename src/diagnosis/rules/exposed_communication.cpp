@@ -35,8 +35,9 @@ std::vector<Finding> check_exposed_communication(const RankAnalyses& rank) {
   const double share = static_cast<double>(exposed_per_step) / step_ns;
   if (share < kThresholdShare) return {};
   const Trace& trace = *rank.trace;
-  const std::vector<EventRefs> collectives = collect_refs(rank, [&trace, &rank](EventIndex i) {
-    return classify_activity(trace, i) == ActivityClass::kCommunication &&
+  ActivityClassifier classify(trace);
+  const std::vector<EventRefs> collectives = collect_refs(rank, [&](EventIndex i) {
+    return classify(i) == ActivityClass::kCommunication &&
            step_at(rank.steps, trace.events.start_ns[i]) != nullptr;
   });
   double overlap = 0;

@@ -13,6 +13,7 @@
 
 #include "analysis/tensor_core_names.h"
 #include "diagnosis/gain.h"
+#include "trace/ascii.h"
 #include "diagnosis/rules/rules.h"
 
 namespace stepscope::rules {
@@ -23,17 +24,12 @@ constexpr double kThresholdShare = 0.10;
 constexpr double kTypicalSpeedup = 2.0;  // bf16 / TF32 against fp32 GEMMs: 1.5x to 3x
 constexpr double kBestSpeedup = 3.0;
 
-bool contains(std::string_view text, std::string_view needle) {
-  return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         }) != text.end();
-}
 
 bool is_fp32_matmul_kernel(std::string_view name) {
   if (match_tensor_core(name)) return false;
-  if (contains(name, "sgemm") || contains(name, "scudnn") || contains(name, "ffma")) return true;
-  const bool matmul_or_conv = contains(name, "gemm") || contains(name, "conv");
-  return matmul_or_conv && (contains(name, "f32") || contains(name, "float"));
+  if (contains_ignoring_case(name, "sgemm") || contains_ignoring_case(name, "scudnn") || contains_ignoring_case(name, "ffma")) return true;
+  const bool matmul_or_conv = contains_ignoring_case(name, "gemm") || contains_ignoring_case(name, "conv");
+  return matmul_or_conv && (contains_ignoring_case(name, "f32") || contains_ignoring_case(name, "float"));
 }
 
 bool has_tensor_cores(const Trace& trace, std::int32_t device) {
@@ -52,6 +48,7 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   std::int64_t kernel_ns = 0;
   std::int64_t fp32_ns = 0;
   std::vector<EventRefs> kernels;
+  std::vector<std::int8_t> fp32_by_name(trace.strings.size(), -1);  // decided once per name
   std::string device_name;
   int compute_major = 0;
   int compute_minor = 0;
@@ -61,7 +58,9 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
     if (step == nullptr) continue;
     kernel_ns += e.dur_ns[i];
     const std::int32_t device = trace.activity_device(i);
-    if (!has_tensor_cores(trace, device) || !is_fp32_matmul_kernel(trace.name_of(i))) continue;
+    std::int8_t& fp32 = fp32_by_name[e.name[i]];
+    if (fp32 < 0) fp32 = is_fp32_matmul_kernel(trace.name_of(i)) ? 1 : 0;
+    if (!has_tensor_cores(trace, device) || fp32 == 0) continue;
     fp32_ns += e.dur_ns[i];
     add_ref(kernels, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     const DeviceProperties* properties = trace.device_properties(device);
