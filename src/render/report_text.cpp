@@ -4,6 +4,7 @@
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
 #include "render/terminal/gpu_temporal_text.h"
+#include "render/terminal/hta_text.h"
 #include "render/terminal/idle_time_text.h"
 #include "render/terminal/kernel_breakdown_text.h"
 #include "render/terminal/launches_text.h"
@@ -62,6 +63,7 @@ std::string render_text(const Report& report, int top) {
     out += "skipped: " + printable(skipped.reason, 200) + "\n";
   }
   for (const std::string& note : report.traces.notes) out += "note: " + printable(note, 200) + "\n";
+  if (report.hta) out += render::render_text(*report.hta, top);
   for (const RankReport& rank : report.ranks) {
     out += rank_header(rank);
     out += skipped_events(*rank.analyses.trace);
