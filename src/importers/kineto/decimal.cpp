@@ -134,6 +134,8 @@ std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal)
   return d.negative ? -magnitude : magnitude;
 }
 
+bool is_json_number(std::string_view text) { return read_decimal(text).has_value(); }
+
 bool is_integer_literal(std::string_view literal) {
   return literal.find_first_of(".eE") == std::string_view::npos;
 }

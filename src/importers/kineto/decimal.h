@@ -12,6 +12,9 @@ namespace stepscope::kineto {
 // ties to even. Returns nullopt for text that is not a JSON number or does not fit in int64.
 std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal);
 
+// True when `text` is a number as JSON defines it.
+bool is_json_number(std::string_view text);
+
 // True when the literal is written as an integer (no fraction, no exponent).
 bool is_integer_literal(std::string_view literal);
 

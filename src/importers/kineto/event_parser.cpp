@@ -1,5 +1,8 @@
 #include "importers/kineto/event_parser.h"
 
+#include "importers/kineto/arg_keys.h"
+#include "importers/kineto/fast_event_parser.h"
+
 #include <simdjson.h>
 
 #include <charconv>
@@ -82,6 +85,11 @@ Result<std::string_view> read_raw(od::value value, std::string_view field) {
     raw = value.raw_json_token();
   }
   if (code) return simdjson_failure(field, code);
+  // simdjson's raw_json() of a container runs on over the whitespace that follows it.
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
+                          raw.back() == '\t')) {
+    raw.remove_suffix(1);
+  }
   return raw;
 }
 
@@ -158,86 +166,6 @@ Status read_stream(od::value value, RawEvent& out) {
   if (type != od::json_type::number) return Done{};
   STEPSCOPE_TRY_ASSIGN(out.stream, read_integer(value, "args.stream"));
   return Done{};
-}
-
-enum class ArgKey : std::uint8_t {
-  kOther,
-  kCorrelation,
-  kExternalId,
-  kStream,
-  kDevice,
-  kInputDims,
-  kInputTypes,
-  kConcreteInputs,
-  kBytes,
-  kBlocksPerSm,
-  kOccupancy,
-  kWarpsPerSm,
-  kGrid,
-  kBlock,
-  kRegisters,
-  kSharedMemory,
-  kCollectiveName,
-  kDtype,
-  kProcessGroupName,
-  kInMsgNelems,
-  kOutMsgNelems,
-  kGroupSize,
-  kAddress,
-  kMemoryBytes,
-  kTotalAllocated,
-  kTotalReserved,
-  kDeviceType,
-  kDeviceId,
-  kName,
-};
-
-// Dispatch on the key's length first: most args are not ours, and this rejects them with one
-// or two comparisons instead of thirty.
-ArgKey classify_arg_key(std::string_view key) {
-  struct Entry {
-    std::string_view text;
-    ArgKey key;
-  };
-  static constexpr Entry kEntries[] = {
-      {"correlation", ArgKey::kCorrelation},
-      {"External id", ArgKey::kExternalId},
-      {"external id", ArgKey::kExternalId},
-      {"stream", ArgKey::kStream},
-      {"device", ArgKey::kDevice},
-      {"Input Dims", ArgKey::kInputDims},
-      {"Input type", ArgKey::kInputTypes},
-      {"Concrete Inputs", ArgKey::kConcreteInputs},
-      {"bytes", ArgKey::kBytes},
-      {"blocks per SM", ArgKey::kBlocksPerSm},
-      {"est. achieved occupancy %", ArgKey::kOccupancy},
-      {"warps per SM", ArgKey::kWarpsPerSm},
-      {"grid", ArgKey::kGrid},
-      {"block", ArgKey::kBlock},
-      {"registers per thread", ArgKey::kRegisters},
-      {"shared memory", ArgKey::kSharedMemory},
-      {"Collective name", ArgKey::kCollectiveName},
-      {"dtype", ArgKey::kDtype},
-      {"Process Group Name", ArgKey::kProcessGroupName},
-      {"In msg nelems", ArgKey::kInMsgNelems},
-      {"Out msg nelems", ArgKey::kOutMsgNelems},
-      {"Group size", ArgKey::kGroupSize},
-      {"Addr", ArgKey::kAddress},
-      {"Bytes", ArgKey::kMemoryBytes},
-      {"Total Allocated", ArgKey::kTotalAllocated},
-      {"Total Reserved", ArgKey::kTotalReserved},
-      {"Device Type", ArgKey::kDeviceType},
-      {"Device Id", ArgKey::kDeviceId},
-      {"name", ArgKey::kName},
-  };
-  static constexpr std::size_t kLongest = 25;
-  if (key.size() > kLongest) return ArgKey::kOther;
-  for (const Entry& entry : kEntries) {
-    if (entry.text.size() == key.size() && entry.text[0] == key[0] && entry.text == key) {
-      return entry.key;
-    }
-  }
-  return ArgKey::kOther;
 }
 
 // The key's text as written (without unescaping): a key with escapes is never one of ours.
@@ -445,12 +373,18 @@ struct EventParser::Impl {
   od::parser parser;
 };
 
-EventParser::EventParser() : impl_(std::make_unique<Impl>()) {}
+EventParser::EventParser(bool fast_path) : impl_(std::make_unique<Impl>()), fast_path_(fast_path) {}
 EventParser::~EventParser() = default;
 
 Status EventParser::parse(const char* text, const EventSlice& slice, std::size_t capacity,
                           RawEvent& out) {
   out = RawEvent{};
+  if (fast_path_ && fast_parse_event(text + slice.offset, slice.length, out)) {
+    out.file_offset = slice.file_offset;
+    out.length = slice.length;
+    return Done{};
+  }
+  out = RawEvent{};  // declined: simdjson parses, validates and explains
   out.file_offset = slice.file_offset;
   out.length = slice.length;
   od::document document;

@@ -12,7 +12,8 @@ namespace stepscope::kineto {
 
 class EventParser {
  public:
-  EventParser();
+  // `fast_path`: try fast_event_parser.h first (tests turn it off to compare the two).
+  explicit EventParser(bool fast_path = true);
   ~EventParser();
   EventParser(const EventParser&) = delete;
   EventParser& operator=(const EventParser&) = delete;
@@ -23,6 +24,7 @@ class EventParser {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  bool fast_path_;
 };
 
 }  // namespace stepscope::kineto

@@ -1,0 +1,355 @@
+#include "importers/kineto/fast_event_parser.h"
+
+#include <simdjson.h>
+
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <functional>
+#include <string_view>
+
+#include "importers/kineto/arg_keys.h"
+#include "importers/kineto/container_scanner.h"
+#include "importers/kineto/decimal.h"
+
+namespace stepscope::kineto {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Brackets nest and pair by kind (`[` with `]`, `{` with `}`), strings aside. The bracket
+// scanner only counts depth, and simdjson refuses `{[1]]`.
+bool brackets_pair(std::string_view raw) {
+  char stack[kMaxContainerDepth + 1];
+  std::size_t depth = 0;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (c == '"') {
+      for (++i; i < raw.size() && raw[i] != '"'; ++i) {
+        if (raw[i] == '\\') ++i;
+      }
+    } else if (c == '[' || c == '{') {
+      if (depth > kMaxContainerDepth) return false;
+      stack[depth++] = c == '[' ? ']' : '}';
+    } else if (c == ']' || c == '}') {
+      if (depth == 0 || stack[--depth] != c) return false;
+    }
+  }
+  return depth == 0;
+}
+
+// A cursor over one event's text; every read either succeeds or declines the whole event.
+class Cursor {
+ public:
+  Cursor(const char* text, std::size_t length) : at_(text), end_(text + length) {}
+
+  void skip_spaces() {
+    while (at_ < end_ && is_space(*at_)) ++at_;
+  }
+  bool consume(char c) {
+    skip_spaces();
+    if (at_ >= end_ || *at_ != c) return false;
+    ++at_;
+    return true;
+  }
+  [[nodiscard]] char peek() {
+    skip_spaces();
+    return at_ < end_ ? *at_ : '\0';
+  }
+  [[nodiscard]] bool at_end() {
+    skip_spaces();
+    return at_ == end_;
+  }
+
+  // A string's raw contents; `escaped` says whether it holds a backslash.
+  bool string(std::string_view& text, bool& escaped) {
+    if (!consume('"')) return false;
+    const char* begin = at_;
+    escaped = false;
+    for (;;) {
+      const void* quote = std::memchr(at_, '"', static_cast<std::size_t>(end_ - at_));
+      if (quote == nullptr) return false;
+      const char* q = static_cast<const char*>(quote);
+      std::size_t backslashes = 0;
+      while (q - static_cast<std::ptrdiff_t>(backslashes) > begin && q[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') {
+        ++backslashes;
+      }
+      if (std::memchr(at_, '\\', static_cast<std::size_t>(q - at_)) != nullptr) escaped = true;
+      at_ = q + 1;
+      if (backslashes % 2 == 0) {
+        text = std::string_view(begin, static_cast<std::size_t>(q - begin));
+        return true;
+      }
+    }
+  }
+  // A string the importer keeps: declined when it needs unescaping.
+  bool plain_string(std::string_view& text) {
+    bool escaped = false;
+    return string(text, escaped) && !escaped;
+  }
+  bool number_token(std::string_view& token) {
+    skip_spaces();
+    const char* begin = at_;
+    while (at_ < end_ && (std::isdigit(static_cast<unsigned char>(*at_)) != 0 || *at_ == '-' ||
+                          *at_ == '+' || *at_ == '.' || *at_ == 'e' || *at_ == 'E')) {
+      ++at_;
+    }
+    token = std::string_view(begin, static_cast<std::size_t>(at_ - begin));
+    return !token.empty() && is_json_number(token);
+  }
+  bool integer(std::int64_t& value) {
+    std::string_view token;
+    if (!number_token(token)) return false;
+    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    return error == std::errc() && stop == token.data() + token.size();
+  }
+  bool real(double& value) {
+    std::string_view token;
+    if (!number_token(token)) return false;
+    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    return error == std::errc() && stop == token.data() + token.size();
+  }
+  // A container's raw text, brackets included.
+  bool container(std::string_view& raw) {
+    skip_spaces();
+    if (at_ >= end_ || (*at_ != '[' && *at_ != '{')) return false;
+    const std::size_t length = find_container_end(at_, static_cast<std::size_t>(end_ - at_));
+    if (length == kContainerIncomplete || length == kContainerUnbalanced ||
+        length == kContainerTooDeep) {
+      return false;
+    }
+    raw = std::string_view(at_, length);
+    at_ += length;
+    return brackets_pair(raw);
+  }
+  bool literal(std::string_view word) {
+    skip_spaces();
+    if (static_cast<std::size_t>(end_ - at_) < word.size() ||
+        std::memcmp(at_, word.data(), word.size()) != 0) {
+      return false;
+    }
+    at_ += word.size();
+    return true;
+  }
+  // Skips any value; strings, numbers and literals are checked, containers only balanced.
+  bool skip_value() {
+    switch (peek()) {
+      case '"': {
+        std::string_view ignored;
+        bool escaped = false;
+        return string(ignored, escaped);
+      }
+      case '{':
+      case '[': {
+        std::string_view ignored;
+        return container(ignored);
+      }
+      case 't':
+        return literal("true");
+      case 'f':
+        return literal("false");
+      case 'n':
+        return literal("null");
+      default: {
+        std::string_view ignored;
+        return number_token(ignored);
+      }
+    }
+  }
+
+ private:
+  const char* at_;
+  const char* end_;
+};
+
+// Reads `{"key": value, ...}`, handing each key to `field`, which reads its value.
+template <typename Field>
+bool object(Cursor& cursor, Field&& field) {
+  if (!cursor.consume('{')) return false;
+  if (cursor.peek() == '}') return cursor.consume('}');
+  for (;;) {
+    std::string_view key;
+    bool escaped = false;
+    if (!cursor.string(key, escaped) || !cursor.consume(':')) return false;
+    if (!field(escaped ? std::string_view("\\") : key)) return false;
+    if (cursor.consume(',')) continue;
+    return cursor.consume('}');
+  }
+}
+
+bool triple(Cursor& cursor, std::int32_t (&out)[3]) {
+  if (cursor.peek() != '[') return cursor.skip_value();  // e.g. Inductor's "grid(100,)"
+  cursor.consume('[');
+  if (cursor.peek() == ']') return cursor.consume(']');
+  for (int index = 0;; ++index) {
+    std::int64_t value = 0;
+    if (!cursor.integer(value)) return false;
+    if (index < 3) out[index] = static_cast<std::int32_t>(value);
+    if (cursor.consume(',')) continue;
+    return cursor.consume(']');
+  }
+}
+
+bool memory_address(Cursor& cursor, RawEvent& out) {
+  std::string_view token;
+  if (!cursor.number_token(token)) return false;
+  std::uint64_t unsigned_value = 0;
+  const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), unsigned_value);
+  if (error != std::errc() || stop != token.data() + token.size()) return false;
+  out.memory.address = unsigned_value;
+  out.memory.has_address = true;
+  return true;
+}
+
+bool arg(Cursor& cursor, ArgKey key, RawEvent& out) {
+  EventArgs& numeric = out.numeric_args;
+  std::int64_t integer = 0;
+  switch (key) {
+    case ArgKey::kOther:
+      return cursor.skip_value();
+    case ArgKey::kCorrelation:
+      return cursor.integer(out.correlation);
+    case ArgKey::kExternalId:
+      return cursor.integer(out.external_id);
+    case ArgKey::kStream:  // a string ("0x0" on ROCm) carries no stream
+      return cursor.peek() == '"' || cursor.peek() == '{' || cursor.peek() == '[' ||
+                     cursor.peek() == 't' || cursor.peek() == 'f' || cursor.peek() == 'n'
+                 ? cursor.skip_value()
+                 : cursor.integer(out.stream);
+    case ArgKey::kDevice:
+      return cursor.integer(out.device);
+    case ArgKey::kAddress:
+      return memory_address(cursor, out);
+    case ArgKey::kMemoryBytes:
+      return cursor.integer(out.memory.bytes);
+    case ArgKey::kTotalAllocated:
+      return cursor.integer(out.memory.total_allocated);
+    case ArgKey::kTotalReserved:
+      return cursor.integer(out.memory.total_reserved);
+    case ArgKey::kDeviceType:
+      return cursor.integer(out.memory.device_type);
+    case ArgKey::kDeviceId:
+      return cursor.integer(out.memory.device_id);
+    case ArgKey::kName:
+      return cursor.peek() == '"' ? cursor.plain_string(out.metadata_name) : cursor.skip_value();
+    default:
+      break;
+  }
+  out.has_event_args = true;
+  switch (key) {
+    case ArgKey::kInputDims:
+      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.input_dims) : false;
+    case ArgKey::kInputTypes:
+      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.input_types) : false;
+    case ArgKey::kConcreteInputs:
+      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.concrete_inputs)
+                                                          : false;
+    case ArgKey::kBytes:
+      return cursor.integer(numeric.bytes);
+    case ArgKey::kBlocksPerSm:
+      return cursor.real(numeric.blocks_per_sm);
+    case ArgKey::kOccupancy:
+      return cursor.real(numeric.occupancy_percent);
+    case ArgKey::kWarpsPerSm:
+      return cursor.real(numeric.warps_per_sm);
+    case ArgKey::kGrid:
+      return triple(cursor, numeric.grid);
+    case ArgKey::kBlock:
+      return triple(cursor, numeric.block);
+    case ArgKey::kRegisters:
+      if (!cursor.integer(integer)) return false;
+      numeric.registers_per_thread = static_cast<std::int32_t>(integer);
+      return true;
+    case ArgKey::kSharedMemory:
+      return cursor.integer(numeric.shared_memory);
+    case ArgKey::kCollectiveName:
+      return cursor.plain_string(out.collective_name);
+    case ArgKey::kDtype:
+      return cursor.plain_string(out.dtype);
+    case ArgKey::kProcessGroupName:
+      return cursor.plain_string(out.process_group_name);
+    case ArgKey::kInMsgNelems:
+      return cursor.integer(numeric.in_msg_nelems);
+    case ArgKey::kOutMsgNelems:
+      return cursor.integer(numeric.out_msg_nelems);
+    case ArgKey::kGroupSize:
+      return cursor.integer(numeric.group_size);
+    default:
+      return false;
+  }
+}
+
+bool id(Cursor& cursor, RawId& out) {
+  out.present = true;
+  if (cursor.peek() == '"') return cursor.plain_string(out.text);
+  if (!cursor.number_token(out.text)) return false;
+  const auto [stop, error] =
+      std::from_chars(out.text.data(), out.text.data() + out.text.size(), out.number);
+  out.is_number = true;
+  return error == std::errc() && stop == out.text.data() + out.text.size();
+}
+
+bool flow_id(Cursor& cursor, RawEvent& out) {
+  if (cursor.peek() == '"') {
+    std::string_view text;
+    if (!cursor.plain_string(text)) return false;
+    out.flow_id = static_cast<std::int64_t>(std::hash<std::string_view>{}(text) >> 1);
+    return true;
+  }
+  const char next = cursor.peek();
+  if (next == '-' || (next >= '0' && next <= '9')) return cursor.integer(out.flow_id);
+  return cursor.skip_value();
+}
+
+bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") {
+        std::string_view phase;
+        if (!cursor.plain_string(phase) || phase.size() != 1) return false;
+        out.phase = phase[0];
+        return true;
+      }
+      if (key == "ts") {
+        out.has_ts = true;
+        return cursor.number_token(out.ts_literal);
+      }
+      if (key == "id") return flow_id(cursor, out);
+      break;
+    case 3:
+      if (key == "cat") return cursor.plain_string(out.category);
+      if (key == "dur") {
+        out.has_dur = true;
+        return cursor.number_token(out.dur_literal);
+      }
+      if (key == "pid") return id(cursor, out.pid);
+      if (key == "tid") return id(cursor, out.tid);
+      break;
+    case 4:
+      if (key == "name") return cursor.plain_string(out.name);
+      if (key == "args") {
+        if (cursor.peek() != '{') return false;
+        return object(cursor, [&](std::string_view arg_key) {
+          return arg(cursor, classify_arg_key(arg_key), out);
+        });
+      }
+      break;
+    default:
+      break;
+  }
+  return cursor.skip_value();
+}
+
+}  // namespace
+
+bool fast_parse_event(const char* text, std::size_t length, RawEvent& out) {
+  // simdjson validates UTF-8 as part of its parse; the fast path must refuse the same inputs.
+  if (!simdjson::validate_utf8(text, length)) return false;
+  Cursor cursor(text, length);
+  const bool parsed =
+      object(cursor, [&](std::string_view key) { return field(cursor, key, out); });
+  return parsed && cursor.at_end();
+}
+
+}  // namespace stepscope::kineto

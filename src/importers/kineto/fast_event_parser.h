@@ -1,0 +1,18 @@
+// A parser for the common shape of a Kineto event, much cheaper than a general JSON parser: it
+// reads the fields the importer needs in one pass and skips the rest with the SIMD bracket
+// scanner. It accepts only what it is sure of: on anything unusual (an escape in a string it
+// needs, a type it does not expect, a malformed number or structure) it declines, and the event
+// goes through simdjson, which validates it and reports the error. Both parsers must produce the
+// same RawEvent for every event this one accepts (a test and a fuzz target check it).
+#pragma once
+
+#include <cstddef>
+
+#include "importers/kineto/raw_event.h"
+
+namespace stepscope::kineto {
+
+// `text` must stay readable for 64 bytes past `length`. False: parse it with simdjson instead.
+bool fast_parse_event(const char* text, std::size_t length, RawEvent& out);
+
+}  // namespace stepscope::kineto

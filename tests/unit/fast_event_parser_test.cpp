@@ -1,0 +1,167 @@
+// The fast event parser must agree with simdjson on every event it accepts, and decline what
+// it cannot handle so that simdjson reports the error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "importers/kineto/event_parser.h"
+#include "importers/kineto/event_splitter.h"
+#include "importers/kineto/fast_event_parser.h"
+#include "io/byte_source.h"
+#include "support/shared_traces.h"
+
+namespace stepscope::kineto {
+namespace {
+
+void expect_same(const RawEvent& a, const RawEvent& b, const std::string& where) {
+  EXPECT_EQ(a.phase, b.phase) << where;
+  EXPECT_EQ(a.name, b.name) << where;
+  EXPECT_EQ(a.category, b.category) << where;
+  EXPECT_EQ(a.ts_literal, b.ts_literal) << where;
+  EXPECT_EQ(a.dur_literal, b.dur_literal) << where;
+  EXPECT_EQ(a.has_ts, b.has_ts) << where;
+  EXPECT_EQ(a.has_dur, b.has_dur) << where;
+  EXPECT_EQ(a.pid.text, b.pid.text) << where;
+  EXPECT_EQ(a.pid.number, b.pid.number) << where;
+  EXPECT_EQ(a.pid.is_number, b.pid.is_number) << where;
+  EXPECT_EQ(a.tid.text, b.tid.text) << where;
+  EXPECT_EQ(a.tid.number, b.tid.number) << where;
+  EXPECT_EQ(a.flow_id, b.flow_id) << where;
+  EXPECT_EQ(a.stream, b.stream) << where;
+  EXPECT_EQ(a.device, b.device) << where;
+  EXPECT_EQ(a.correlation, b.correlation) << where;
+  EXPECT_EQ(a.external_id, b.external_id) << where;
+  EXPECT_EQ(a.input_dims, b.input_dims) << where;
+  EXPECT_EQ(a.input_types, b.input_types) << where;
+  EXPECT_EQ(a.concrete_inputs, b.concrete_inputs) << where;
+  EXPECT_EQ(a.collective_name, b.collective_name) << where;
+  EXPECT_EQ(a.dtype, b.dtype) << where;
+  EXPECT_EQ(a.process_group_name, b.process_group_name) << where;
+  EXPECT_EQ(a.metadata_name, b.metadata_name) << where;
+  EXPECT_EQ(a.has_event_args, b.has_event_args) << where;
+  const EventArgs& x = a.numeric_args;
+  const EventArgs& y = b.numeric_args;
+  EXPECT_EQ(x.bytes, y.bytes) << where;
+  EXPECT_EQ(x.blocks_per_sm, y.blocks_per_sm) << where;
+  EXPECT_EQ(x.occupancy_percent, y.occupancy_percent) << where;
+  EXPECT_EQ(x.warps_per_sm, y.warps_per_sm) << where;
+  EXPECT_EQ(x.grid[0], y.grid[0]) << where;
+  EXPECT_EQ(x.block[2], y.block[2]) << where;
+  EXPECT_EQ(x.registers_per_thread, y.registers_per_thread) << where;
+  EXPECT_EQ(x.shared_memory, y.shared_memory) << where;
+  EXPECT_EQ(x.in_msg_nelems, y.in_msg_nelems) << where;
+  EXPECT_EQ(x.out_msg_nelems, y.out_msg_nelems) << where;
+  EXPECT_EQ(x.group_size, y.group_size) << where;
+  EXPECT_EQ(a.memory.address, b.memory.address) << where;
+  EXPECT_EQ(a.memory.has_address, b.memory.has_address) << where;
+  EXPECT_EQ(a.memory.bytes, b.memory.bytes) << where;
+  EXPECT_EQ(a.memory.total_allocated, b.memory.total_allocated) << where;
+  EXPECT_EQ(a.memory.total_reserved, b.memory.total_reserved) << where;
+  EXPECT_EQ(a.memory.device_type, b.memory.device_type) << where;
+  EXPECT_EQ(a.memory.device_id, b.memory.device_id) << where;
+}
+
+// Parses every event of `path` both ways; returns how many the fast path took.
+std::size_t compare_file(const std::string& path) {
+  auto source = io::open_byte_source(path);
+  EXPECT_TRUE(source.ok());
+  EventSplitter splitter(**source);
+  EventParser fast(true);
+  EventParser slow(false);
+  EventBatch batch;
+  std::size_t accepted = 0;
+  std::size_t total = 0;
+  while (true) {
+    Result<bool> more = splitter.next(batch, 1 << 20);
+    if (!more.ok() || !*more) break;
+    for (const EventSlice& slice : batch.events) {
+      ++total;
+      RawEvent a;
+      RawEvent b;
+      const std::size_t capacity = batch.text.size() - slice.offset;
+      RawEvent probe;
+      if (fast_parse_event(batch.text.data() + slice.offset, slice.length, probe)) ++accepted;
+      const bool fast_ok = fast.parse(batch.text.data(), slice, capacity, a).ok();
+      const bool slow_ok = slow.parse(batch.text.data(), slice, capacity, b).ok();
+      EXPECT_EQ(fast_ok, slow_ok) << path << " @" << slice.file_offset;
+      if (fast_ok) expect_same(a, b, path + " @" + std::to_string(slice.file_offset));
+      if (::testing::Test::HasFailure()) return accepted;
+    }
+  }
+  EXPECT_GT(total, 0U) << path;
+  return accepted;
+}
+
+TEST(FastEventParser, AgreesWithSimdjsonOnEverySharedTrace) {
+  STEPSCOPE_REQUIRE_SHARED_TRACES();
+  std::size_t accepted = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(testing::shared_traces_dir())) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.find("_et.") != std::string::npos ||
+        name.find(".json") == std::string::npos) {
+      continue;
+    }
+    accepted += compare_file(entry.path().string());
+  }
+  EXPECT_GT(accepted, 500000U);  // the fast path takes nearly all real events
+}
+
+TEST(FastEventParser, AgreesWithSimdjsonOnTheRecordedH100Traces) {
+  for (const char* scenario : {"input_bound", "launch_bound", "memory_leak", "sync_in_loop"}) {
+    EXPECT_GT(compare_file(std::string(STEPSCOPE_TEST_DATA) + "/h100/" + scenario +
+                           ".pt.trace.json.gz"),
+              1000U);
+  }
+}
+
+bool fast_accepts(const std::string& event) {
+  std::string padded = event + std::string(64, ' ');
+  RawEvent out;
+  return fast_parse_event(padded.data(), event.size(), out);
+}
+
+TEST(FastEventParser, DeclinesWhatItCannotBeSureOf) {
+  EXPECT_TRUE(fast_accepts(R"({"ph":"X","name":"a","ts":1.5,"dur":2,"pid":1,"tid":"t"})"));
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","name":"a\"b","ts":1})"));        // needs unescaping
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","name":1})"));                      // wrong type
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","ts":01})"));                       // not a JSON number
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","ts":1,})"));                       // trailing comma
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","args":{"correlation":1.0}})"));  // simdjson decides
+  EXPECT_FALSE(fast_accepts("{\"ph\":\"X\",\"name\":\"\xff\"}"));          // invalid UTF-8
+  EXPECT_FALSE(fast_accepts(R"({"ph":"XY"})"));
+  EXPECT_TRUE(fast_accepts(
+      R"json({"args":{"grid":"grid(100,)","stream":"0x0","x":[1,{"y":[]}]}})json"));
+}
+
+TEST(FastEventParser, AgreesOnRandomMutationsOfARealEvent) {
+  const std::string base =
+      R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1661203463029566.5, "dur": 7, "args": {"External id": 18, "device": 3, "stream": 7, "correlation": 18, "grid": [8, 1, 1], "block": [256, 1, 1], "blocks per SM": 0.5, "Input Dims": [[1, 2]], "bytes": 12}})";
+  std::mt19937 random(7);
+  const std::string alphabet = "{}[]\",:0123456789.-eE \\abx";
+  EventParser fast(true);
+  EventParser slow(false);
+  for (int round = 0; round < 20000; ++round) {
+    std::string event = base;
+    const int edits = 1 + static_cast<int>(random() % 3);
+    for (int k = 0; k < edits; ++k) {
+      event[random() % event.size()] = alphabet[random() % alphabet.size()];
+    }
+    std::string padded = event + std::string(64, ' ');
+    const EventSlice slice{0, static_cast<std::uint32_t>(event.size()), 0};
+    RawEvent a;
+    RawEvent b;
+    RawEvent probe;
+    if (!fast_parse_event(padded.data(), event.size(), probe)) continue;
+    ASSERT_TRUE(slow.parse(padded.data(), slice, padded.size(), b).ok())
+        << "fast path accepted what simdjson refuses: " << event;
+    ASSERT_TRUE(fast.parse(padded.data(), slice, padded.size(), a).ok());
+    expect_same(a, b, event);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace stepscope::kineto
