@@ -1,0 +1,43 @@
+// libFuzzer target: whatever the fast event parser accepts, simdjson must accept too, with the
+// same fields (the fast path may only decline, never disagree).
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "importers/kineto/event_parser.h"
+#include "importers/kineto/fast_event_parser.h"
+
+namespace {
+
+bool same(const stepscope::kineto::RawEvent& a, const stepscope::kineto::RawEvent& b) {
+  return a.phase == b.phase && a.name == b.name && a.category == b.category &&
+         a.ts_literal == b.ts_literal && a.dur_literal == b.dur_literal &&
+         a.pid.text == b.pid.text && a.tid.text == b.tid.text && a.flow_id == b.flow_id &&
+         a.stream == b.stream && a.device == b.device && a.correlation == b.correlation &&
+         a.external_id == b.external_id && a.input_dims == b.input_dims &&
+         a.input_types == b.input_types && a.metadata_name == b.metadata_name &&
+         a.memory.address == b.memory.address && a.memory.bytes == b.memory.bytes &&
+         a.numeric_args.bytes == b.numeric_args.bytes &&
+         a.numeric_args.grid[0] == b.numeric_args.grid[0];
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0 || data[0] != '{' || size > (1U << 20)) return 0;
+  std::vector<char> buffer(size + 64, ' ');
+  std::memcpy(buffer.data(), data, size);
+  stepscope::kineto::RawEvent fast;
+  if (!stepscope::kineto::fast_parse_event(buffer.data(), size, fast)) return 0;
+  stepscope::kineto::EventParser slow_parser(false);
+  stepscope::kineto::RawEvent slow;
+  const stepscope::kineto::EventSlice slice{0, static_cast<std::uint32_t>(size), 0};
+  if (!slow_parser.parse(buffer.data(), slice, buffer.size(), slow).ok() || !same(fast, slow)) {
+    std::fprintf(stderr, "fast and simdjson parsers disagree\n");
+    std::abort();
+  }
+  return 0;
+}
