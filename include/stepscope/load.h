@@ -42,6 +42,10 @@ Result<Trace> load_trace_file(const std::string& path, const LoadOptions& option
 // Loads a file or every `*.json` / `*.json.gz` in a folder (not recursive).
 Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options = {});
 
+// The JSON text of one event as the file holds it, read again from the trace's source file:
+// every `args` entry the importer does not keep is reachable this way.
+Result<std::string> event_json(const Trace& trace, EventIndex event);
+
 // Parses trace JSON held in memory (tests, fuzzing, Python). `name` stands for the file name.
 Result<Trace> load_trace_text(std::string_view json, const std::string& name);
 

@@ -41,7 +41,8 @@ const std::vector<Rule>& all_rules() {
        rules::check_unfused_optimizer},
       {{"memory-growth", "GPU memory grows step over step", Bottleneck::kMemoryCapacity,
         "allocated memory at the start of each kept step rises by > 1 MiB at every step "
-        "boundary over >= 3 kept steps (needs profile_memory=True)"},
+        "boundary over >= 3 kept steps (needs profile_memory=True); reserved-unused: at the "
+        "allocation peak the allocator reserves >= 2x what tensors use and >= 1 GiB more"},
        rules::check_memory_growth},
       {{"allocator-churn", "cudaMalloc / cudaFree in steady state", Bottleneck::kMemoryCapacity,
         "host time in cudaMalloc / cudaFree in kept steps after the first >= 1 % of the step"},

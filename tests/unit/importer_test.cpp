@@ -131,3 +131,27 @@ TEST(Importer, EscapedNulAndHostileNamesAreKeptAsData) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+TEST(EventJson, OtherArgsStayReachableThroughTheSourceFile) {
+  const std::string path = ::testing::TempDir() + "/reachable.json";
+  {
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    const std::string text =
+        R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"correlation":3,"warps per SM":12.5,"my arg":"kept"}}]})";
+    std::fwrite(text.data(), 1, text.size(), file);
+    std::fclose(file);
+  }
+  Result<Trace> trace = load_trace_file(path);
+  ASSERT_TRUE(trace.ok());
+  Result<std::string> json = event_json(*trace, 0);
+  ASSERT_TRUE(json.ok()) << json.error().describe();
+  EXPECT_NE(json->find("\"my arg\":\"kept\""), std::string::npos) << *json;
+  EXPECT_FALSE(event_json(*trace, 5).ok());
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace stepscope

@@ -76,3 +76,38 @@ TEST(RuleAllocatorChurn, CudaMallocInSteadyStepsIsFound) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+TEST(RuleReservedUnused, FragmentedAllocatorIsFound) {
+  testing::TraceFixture fixture;
+  constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("k", t0 + 1, t0 + 10, 900);
+    fixture.memory(t0 + 100, 0x1000, kGiB, kGiB, 6 * kGiB);
+    fixture.memory(t0 + 900, 0x1000, -kGiB, 0, 6 * kGiB);
+  }
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Finding* finding = nullptr;
+  for (const Finding& f : diagnosis.findings) {
+    if (f.id == "reserved-unused") finding = &f;
+  }
+  ASSERT_NE(finding, nullptr);
+  EXPECT_DOUBLE_EQ(finding->evidence[1].value, 6.0);
+  // The same peak with a tight reservation is fine.
+  testing::TraceFixture tight;
+  for (int s = 0; s < 3; ++s) {
+    tight.step(s, s * 1000.0, 1000);
+    tight.launched_kernel("k", s * 1000.0 + 1, s * 1000.0 + 10, 900);
+    tight.memory(s * 1000.0 + 100, 0x1000, kGiB, kGiB, kGiB + (kGiB >> 2));
+  }
+  for (const Finding& f : diagnose(analyze_rank(tight.load(), {})).findings) {
+    EXPECT_NE(f.id, "reserved-unused");
+  }
+}
+
+}  // namespace
+}  // namespace stepscope

@@ -3,12 +3,15 @@
 //     signature of tensors kept alive across steps (a loss accumulated without .item(), outputs
 //     stored for logging with their graph). Threshold: it rises at every step boundary, by more
 //     than 1 MiB a step, over at least three kept steps.
+//   reserved-unused: at the allocation peak the allocator reserves at least twice what tensors
+//     use, and at least 1 GiB more: fragmentation.
 //   allocator-churn: cudaMalloc / cudaFree inside kept steps after the first, the caching
 //     allocator going back to the driver. Threshold: their host time >= 1 % of the step.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"
@@ -141,6 +144,47 @@ Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
   return finding;
 }
 
+constexpr double kReservedRatio = 2.0;
+constexpr std::int64_t kMinUnusedBytes = std::int64_t{1} << 30;
+
+// At the device's allocation peak, memory the caching allocator reserves but no tensor uses.
+std::optional<Finding> reserved_unused(const RankAnalyses& rank, std::int16_t device) {
+  const Trace& trace = *rank.trace;
+  const MemoryTable& m = trace.memory;
+  std::size_t peak = m.size();
+  for (std::size_t r = 0; r < m.size(); ++r) {
+    if (m.device_type[r] != 1 || m.device_id[r] != device || m.total_reserved[r] < 0) continue;
+    if (peak == m.size() || m.total_allocated[r] > m.total_allocated[peak]) peak = r;
+  }
+  if (peak == m.size() || m.total_allocated[peak] <= 0) return std::nullopt;
+  const std::int64_t allocated = m.total_allocated[peak];
+  const std::int64_t reserved = m.total_reserved[peak];
+  if (static_cast<double>(reserved) < kReservedRatio * static_cast<double>(allocated) ||
+      reserved - allocated < kMinUnusedBytes) {
+    return std::nullopt;
+  }
+  Finding finding;
+  finding.id = "reserved-unused";
+  finding.bottleneck = Bottleneck::kMemoryCapacity;
+  finding.part = StepPart::kWholeStep;
+  finding.rank = trace.rank;
+  finding.title = fmt::format("GPU {} reserves {:.2f} GiB more than its tensors use at the peak",
+                              device, static_cast<double>(reserved - allocated) / (1 << 30));
+  finding.evidence.push_back(Evidence{"allocated at the peak", static_cast<double>(allocated) / (1 << 30),
+                                      "GiB", {}});
+  finding.evidence.push_back(Evidence{"reserved at the peak", static_cast<double>(reserved) / (1 << 30),
+                                      "GiB", {}});
+  finding.fix =
+      "Reduce fragmentation of the caching allocator: PYTORCH_CUDA_ALLOC_CONF="
+      "expandable_segments:True, stable tensor shapes (bucketed sequence lengths), and no "
+      "torch.cuda.empty_cache() in the loop; torch.cuda.memory_summary() shows the segments.";
+  finding.gain = make_gain(0, 0, mean_step_ns(rank),
+                           "no time to gain per step: the unused reservation is capacity a larger "
+                           "batch or model could use, or the margin before out-of-memory");
+  finding.severity = Severity::kMedium;
+  return finding;
+}
+
 }  // namespace
 
 std::vector<Finding> check_memory_growth(const RankAnalyses& rank) {
@@ -150,6 +194,7 @@ std::vector<Finding> check_memory_growth(const RankAnalyses& rank) {
   for (std::int16_t device : gpu_devices(trace.memory)) {
     const std::vector<std::int64_t> allocated = allocated_at_step_starts(trace, rank.steps, device);
     if (rises_every_step(allocated)) findings.push_back(growth_finding(rank, device, allocated));
+    if (std::optional<Finding> unused = reserved_unused(rank, device)) findings.push_back(*unused);
   }
   return findings;
 }
