@@ -16,8 +16,8 @@ namespace {
 double literal_as_double(std::int64_t ns) {
   char text[48];
   const bool negative = ns < 0;
-  const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(ns)
-                                           : static_cast<std::uint64_t>(ns);
+  const std::uint64_t magnitude =
+      negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
   const int length = std::snprintf(text, sizeof text, "%s%llu.%03llu", negative ? "-" : "",
                                    static_cast<unsigned long long>(magnitude / 1000),
                                    static_cast<unsigned long long>(magnitude % 1000));
@@ -42,8 +42,8 @@ Row make_row(const Trace& trace, EventIndex i, bool rounding) {
   row.stream = e.stream[i];
   row.correlation = e.correlation[i];
   const std::string_view name = trace.name_of(i);
-  row.gpu_side = (row.stream >= 0 && row.correlation >= 0) || name == "Event Sync" ||
-                 name == "Context Sync";
+  row.gpu_side =
+      (row.stream >= 0 && row.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
   return row;
 }
 
@@ -51,10 +51,10 @@ std::vector<Row> rows_of(const Trace& trace, bool rounding) {
   std::vector<Row> rows;
   rows.reserve(trace.events.size());
   for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    // `_compress_df`: rows have dur and cat, and cat is not "Trace"; our table holds complete
-    // events only, which all have dur.
-    if (trace.events.event_class[i] == EventClass::kProfilerSpan) continue;
-    if (trace.strings.view(trace.events.category[i]).empty()) continue;
+    // `_compress_df`: rows have dur and cat, and cat is not "Trace" (case-sensitive); our table
+    // holds complete events only, which all have dur.
+    const std::string_view category = trace.strings.view(trace.events.category[i]);
+    if (category.empty() || category == "Trace") continue;
     rows.push_back(make_row(trace, i, rounding));
   }
   return rows;
@@ -88,9 +88,11 @@ std::vector<Row> filter_steps(const Trace& trace, const std::vector<Row>& rows) 
 }  // namespace
 
 bool is_profiler_step_name(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  if (name.substr(0, kPrefix.size()) != kPrefix || name.size() == kPrefix.size()) return false;
-  for (char c : name.substr(kPrefix.size())) {
+  if (name.substr(0, kProfilerStepPrefix.size()) != kProfilerStepPrefix ||
+      name.size() == kProfilerStepPrefix.size()) {
+    return false;
+  }
+  for (char c : name.substr(kProfilerStepPrefix.size())) {
     if (c < '0' || c > '9') return false;
   }
   return true;

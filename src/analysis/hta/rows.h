@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "stepscope/load.h"
@@ -34,6 +35,8 @@ bool trace_needs_rounding(const Trace& trace);
 // distinct `ProfilerStep#N` (`Trace._filter_irrelevant_gpu_kernels`).
 std::vector<RankRows> build_rows(const TraceSet& traces, bool rounding, bool& step_filter);
 
+inline constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+// `ProfilerStep#` followed by at least one digit and nothing else.
 bool is_profiler_step_name(std::string_view name);
 
 }  // namespace stepscope::hta
