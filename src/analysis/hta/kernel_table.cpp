@@ -45,7 +45,7 @@ HtaKernelRow hta_row(const KernelStats& k, std::int64_t rank) {
 std::vector<KernelStats> class_names(const RankRows& rows, KernelType type) {
   std::unordered_map<StringId, Accumulator> by_name;
   for (const Row& row : rows.kept) {
-    if (row.stream == -1 || kernel_type(rows.trace->name_of(row.event)) != type) continue;
+    if (row.stream == -1 || row.type != type) continue;
     by_name[rows.trace->events.name[row.event]].add(row.dur_ns());
   }
   std::vector<KernelStats> names;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -26,7 +27,22 @@ double literal_as_double(std::int64_t ns) {
   return value;
 }
 
-Row make_row(const Trace& trace, EventIndex i, bool rounding) {
+// `get_kernel_type` once per distinct name rather than once per row.
+class KernelTypeCache {
+ public:
+  explicit KernelTypeCache(const Trace& trace) : trace_(trace), known_(trace.strings.size()) {}
+  KernelType of(StringId name) {
+    std::optional<KernelType>& slot = known_[name];
+    if (!slot) slot = kernel_type(trace_.strings.view(name));
+    return *slot;
+  }
+
+ private:
+  const Trace& trace_;
+  std::vector<std::optional<KernelType>> known_;
+};
+
+Row make_row(const Trace& trace, EventIndex i, bool rounding, KernelTypeCache& types) {
   const EventTable& e = trace.events;
   Row row;
   row.event = i;
@@ -41,6 +57,7 @@ Row make_row(const Trace& trace, EventIndex i, bool rounding) {
   }
   row.stream = e.stream[i];
   row.correlation = e.correlation[i];
+  if (row.stream != -1) row.type = types.of(e.name[i]);
   const std::string_view name = trace.name_of(i);
   row.gpu_side =
       (row.stream >= 0 && row.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
@@ -50,12 +67,13 @@ Row make_row(const Trace& trace, EventIndex i, bool rounding) {
 std::vector<Row> rows_of(const Trace& trace, bool rounding) {
   std::vector<Row> rows;
   rows.reserve(trace.events.size());
+  KernelTypeCache types(trace);
   for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
     // `_compress_df`: rows have dur and cat, and cat is not "Trace" (case-sensitive); our table
     // holds complete events only, which all have dur.
     const std::string_view category = trace.strings.view(trace.events.category[i]);
     if (category.empty() || category == "Trace") continue;
-    rows.push_back(make_row(trace, i, rounding));
+    rows.push_back(make_row(trace, i, rounding, types));
   }
   return rows;
 }

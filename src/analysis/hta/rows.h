@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stepscope/analysis/hta/hta_report.h"
 #include "stepscope/load.h"
 
 namespace stepscope::hta {
@@ -18,6 +19,7 @@ struct Row {
   std::int64_t stream = -1;   // integer args.stream, else -1
   std::int64_t correlation = -1;
   bool gpu_side = false;
+  KernelType type = KernelType::kOther;  // `get_kernel_type` of the name, for rows with a stream
   [[nodiscard]] std::int64_t dur_ns() const { return end_ns - start_ns; }
 };
 

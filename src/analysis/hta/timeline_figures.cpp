@@ -66,7 +66,7 @@ double percent_of(std::int64_t part, std::int64_t whole) {
 std::vector<Interval> hta_merged(const RankRows& rows, std::optional<KernelType> type) {
   std::vector<Interval> intervals;
   for (const Row& row : rows.kept) {
-    if (row.stream == -1 || (type && kernel_type(rows.trace->name_of(row.event)) != *type)) {
+    if (row.stream == -1 || (type && row.type != *type)) {
       continue;
     }
     intervals.push_back({row.start_ns, row.end_ns});
