@@ -78,6 +78,10 @@ std::vector<Row> rows_of(const Trace& trace, bool rounding) {
   return rows;
 }
 
+// `Trace._filter_irrelevant_gpu_kernels`: keep the host rows that start before the last
+// ProfilerStep, then each device row once per kept host row with its correlation (pandas' inner
+// merge, so a duplicated correlation duplicates the device row). A rank without a step of its
+// own compares against NaN in HTA and keeps nothing; the first host start does the same here.
 std::vector<Row> filter_steps(const Trace& trace, const std::vector<Row>& rows) {
   std::int64_t last = std::numeric_limits<std::int64_t>::min();
   std::int64_t first_cpu = std::numeric_limits<std::int64_t>::max();
@@ -120,6 +124,8 @@ bool trace_needs_rounding(const Trace& trace) {
   return trace.stats.any_fractional_ts_literal || trace.stats.any_event_without_ts;
 }
 
+// HTA also shifts every rank by the global minimum ts (§0.6 step 6); no figure depends on
+// absolute times, so the rows keep theirs.
 std::vector<RankRows> build_rows(const TraceSet& traces, bool rounding, bool& step_filter) {
   std::set<std::string_view> step_names;
   for (const Trace& trace : traces.ranks) {
