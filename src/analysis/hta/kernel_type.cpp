@@ -16,8 +16,8 @@ bool contains(std::string_view text, std::string_view part) {
 // hta/common/types.py @f4d0062c `ComputeKernelGroupingPattern`: what is not computation.
 bool excluded_from_computation(std::string_view name) {
   static constexpr std::array<std::string_view, 10> kPrefixes = {
-      "nccl",      "hip",    "hccl",   "Stream Wait Event",        "runFunction",
-      "job_exe",   "packet", "pe_exe", "cpum_exe_subgraph", "collective_subgraph_execution"};
+      "nccl",    "hip",    "hccl",   "Stream Wait Event", "runFunction",
+      "job_exe", "packet", "pe_exe", "cpum_exe_subgraph", "collective_subgraph_execution"};
   for (std::string_view prefix : kPrefixes) {
     if (starts_with(name, prefix)) return true;
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -16,8 +17,8 @@ namespace {
 double literal_as_double(std::int64_t ns) {
   char text[48];
   const bool negative = ns < 0;
-  const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(ns)
-                                           : static_cast<std::uint64_t>(ns);
+  const std::uint64_t magnitude =
+      negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
   const int length = std::snprintf(text, sizeof text, "%s%llu.%03llu", negative ? "-" : "",
                                    static_cast<unsigned long long>(magnitude / 1000),
                                    static_cast<unsigned long long>(magnitude % 1000));
@@ -26,7 +27,22 @@ double literal_as_double(std::int64_t ns) {
   return value;
 }
 
-Row make_row(const Trace& trace, EventIndex i, bool rounding) {
+// `get_kernel_type` once per distinct name rather than once per row.
+class KernelTypeCache {
+ public:
+  explicit KernelTypeCache(const Trace& trace) : trace_(trace), known_(trace.strings.size()) {}
+  KernelType of(StringId name) {
+    std::optional<KernelType>& slot = known_[name];
+    if (!slot) slot = kernel_type(trace_.strings.view(name));
+    return *slot;
+  }
+
+ private:
+  const Trace& trace_;
+  std::vector<std::optional<KernelType>> known_;
+};
+
+Row make_row(const Trace& trace, EventIndex i, bool rounding, KernelTypeCache& types) {
   const EventTable& e = trace.events;
   Row row;
   row.event = i;
@@ -41,25 +57,31 @@ Row make_row(const Trace& trace, EventIndex i, bool rounding) {
   }
   row.stream = e.stream[i];
   row.correlation = e.correlation[i];
+  if (row.stream != -1) row.type = types.of(e.name[i]);
   const std::string_view name = trace.name_of(i);
-  row.gpu_side = (row.stream >= 0 && row.correlation >= 0) || name == "Event Sync" ||
-                 name == "Context Sync";
+  row.gpu_side =
+      (row.stream >= 0 && row.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
   return row;
 }
 
 std::vector<Row> rows_of(const Trace& trace, bool rounding) {
   std::vector<Row> rows;
   rows.reserve(trace.events.size());
+  KernelTypeCache types(trace);
   for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    // `_compress_df`: rows have dur and cat, and cat is not "Trace"; our table holds complete
-    // events only, which all have dur.
-    if (trace.events.event_class[i] == EventClass::kProfilerSpan) continue;
-    if (trace.strings.view(trace.events.category[i]).empty()) continue;
-    rows.push_back(make_row(trace, i, rounding));
+    // `_compress_df`: rows have dur and cat, and cat is not "Trace" (case-sensitive); our table
+    // holds complete events only, which all have dur.
+    const std::string_view category = trace.strings.view(trace.events.category[i]);
+    if (category.empty() || category == "Trace") continue;
+    rows.push_back(make_row(trace, i, rounding, types));
   }
   return rows;
 }
 
+// `Trace._filter_irrelevant_gpu_kernels`: keep the host rows that start before the last
+// ProfilerStep, then each device row once per kept host row with its correlation (pandas' inner
+// merge, so a duplicated correlation duplicates the device row). A rank without a step of its
+// own compares against NaN in HTA and keeps nothing; the first host start does the same here.
 std::vector<Row> filter_steps(const Trace& trace, const std::vector<Row>& rows) {
   std::int64_t last = std::numeric_limits<std::int64_t>::min();
   std::int64_t first_cpu = std::numeric_limits<std::int64_t>::max();
@@ -88,9 +110,11 @@ std::vector<Row> filter_steps(const Trace& trace, const std::vector<Row>& rows) 
 }  // namespace
 
 bool is_profiler_step_name(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  if (name.substr(0, kPrefix.size()) != kPrefix || name.size() == kPrefix.size()) return false;
-  for (char c : name.substr(kPrefix.size())) {
+  if (name.substr(0, kProfilerStepPrefix.size()) != kProfilerStepPrefix ||
+      name.size() == kProfilerStepPrefix.size()) {
+    return false;
+  }
+  for (char c : name.substr(kProfilerStepPrefix.size())) {
     if (c < '0' || c > '9') return false;
   }
   return true;
@@ -100,6 +124,8 @@ bool trace_needs_rounding(const Trace& trace) {
   return trace.stats.any_fractional_ts_literal || trace.stats.any_event_without_ts;
 }
 
+// HTA also shifts every rank by the global minimum ts (§0.6 step 6); no figure depends on
+// absolute times, so the rows keep theirs.
 std::vector<RankRows> build_rows(const TraceSet& traces, bool rounding, bool& step_filter) {
   std::set<std::string_view> step_names;
   for (const Trace& trace : traces.ranks) {

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
+#include "stepscope/analysis/hta/hta_report.h"
 #include "stepscope/load.h"
 
 namespace stepscope::hta {
@@ -17,6 +19,7 @@ struct Row {
   std::int64_t stream = -1;   // integer args.stream, else -1
   std::int64_t correlation = -1;
   bool gpu_side = false;
+  KernelType type = KernelType::kOther;  // `get_kernel_type` of the name, for rows with a stream
   [[nodiscard]] std::int64_t dur_ns() const { return end_ns - start_ns; }
 };
 
@@ -34,6 +37,8 @@ bool trace_needs_rounding(const Trace& trace);
 // distinct `ProfilerStep#N` (`Trace._filter_irrelevant_gpu_kernels`).
 std::vector<RankRows> build_rows(const TraceSet& traces, bool rounding, bool& step_filter);
 
+inline constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+// `ProfilerStep#` followed by at least one digit and nothing else.
 bool is_profiler_step_name(std::string_view name);
 
 }  // namespace stepscope::hta
