@@ -102,11 +102,11 @@ def hta(trace: Path, out: Path) -> list[str]:
     return [sys.executable, str(REPO / "bench" / "hta_figures.py"), str(trace), "--out", str(out)]
 
 
-def ensure_large_trace(workdir: Path, size_mb: int) -> tuple[Path, Path]:
+def ensure_large_trace(workdir: Path, size_mb: int, source: Path) -> tuple[Path, Path]:
     plain = workdir / f"large_{size_mb}mb.json"
     compressed = workdir / f"large_{size_mb}mb.json.gz"
     generator = [sys.executable, str(REPO / "bench" / "gen_large_trace.py"), "--size-mb",
-                 str(size_mb)]
+                 str(size_mb), "--source", str(source)]
     for path in (plain, compressed):
         if not path.exists():
             print(f"generating {path} ...", file=sys.stderr)
@@ -170,16 +170,22 @@ def main() -> int:
     parser.add_argument("--skip-hta-large", action="store_true",
                         help="do not run HTA on the generated trace (it takes minutes)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--control", type=Path, default=CONTROL,
+                        help="trace_diff/control (default: in ../shared/traces)")
+    parser.add_argument("--skip-hta", action="store_true",
+                        help="no HTA at all (a machine without it): gzip and throughput only")
     args = parser.parse_args()
-    if not CONTROL.exists():
-        raise SystemExit(f"{CONTROL} is absent: the benchmarks need ../shared/traces")
+    if not args.control.exists():
+        raise SystemExit(f"{args.control} is absent: the benchmarks need ../shared/traces")
     stepscope = find_stepscope(args.stepscope)
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows: list[Row] = []
-    bench_against_hta(stepscope, CONTROL, "trace_diff/control", args.repeat, args.workdir, rows)
-    plain, compressed = ensure_large_trace(args.workdir, args.size_mb)
+    if not args.skip_hta:
+        bench_against_hta(stepscope, args.control, "trace_diff/control", args.repeat,
+                          args.workdir, rows)
+    plain, compressed = ensure_large_trace(args.workdir, args.size_mb, args.control)
     bench_throughput(stepscope, plain, compressed, args.repeat, rows)
-    if not args.skip_hta_large:
+    if not args.skip_hta and not args.skip_hta_large:
         bench_against_hta(stepscope, compressed, f"{args.size_mb} MB .json.gz", 1, args.workdir,
                           rows)
     print_rows(rows)
