@@ -507,11 +507,16 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--out", type=Path, default=Path(__file__).resolve().parent / "example_trace.json.gz"
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parent / "example_trace.json.gz",
+        help="where to write (gzip when the name ends in .gz; default: the bundled example)",
     )
-    parser.add_argument("--steps", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--bottleneck", choices=sorted(SHAPES), default="input")
+    parser.add_argument("--steps", type=int, default=8, help="profiler steps (default 8)")
+    parser.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    parser.add_argument(
+        "--bottleneck", choices=sorted(SHAPES), default="input", help="default: input"
+    )
     args = parser.parse_args()
     write(build_trace(args.steps, args.seed, args.bottleneck), args.out)
     print(f"wrote {args.out}")
