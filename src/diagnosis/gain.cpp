@@ -21,10 +21,17 @@ ExpectedGain make_gain(std::int64_t bound_ns, std::int64_t likely_ns, double ste
   return gain;
 }
 
+void keep_most_frequent(std::vector<EventRefs>& refs, std::size_t limit) {
+  std::stable_sort(refs.begin(), refs.end(),
+                   [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
+  if (refs.size() > limit) refs.resize(limit);
+}
+
 const Step* step_at(const StepsResult& steps, std::int64_t t) {
   // Rebased steps never overlap and start in order: the candidate is the last that starts <= t.
-  auto after = std::upper_bound(steps.steps.begin(), steps.steps.end(), t,
-                                [](std::int64_t time, const Step& step) { return time < step.start_ns; });
+  auto after =
+      std::upper_bound(steps.steps.begin(), steps.steps.end(), t,
+                       [](std::int64_t time, const Step& step) { return time < step.start_ns; });
   if (after == steps.steps.begin()) return nullptr;
   const Step& step = *(after - 1);
   return step.kept() && t < step.end_ns ? &step : nullptr;

@@ -26,6 +26,10 @@ std::vector<EventRefs> collect_refs(const RankAnalyses& rank, Select&& select);
 // The kept step that contains time t, or nullptr.
 const Step* step_at(const StepsResult& steps, std::int64_t t);
 
+// Keeps the `limit` references with the most events, most first: evidence names the main
+// events, not every one.
+void keep_most_frequent(std::vector<EventRefs>& refs, std::size_t limit);
+
 // Adds one event to the reference with its name (creating it), tracking steps.
 void add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
              std::int64_t end_ns, const Step* step);

@@ -111,9 +111,9 @@ TEST(FastEventParser, AgreesWithSimdjsonOnEverySharedTrace) {
 
 TEST(FastEventParser, AgreesWithSimdjsonOnTheRecordedH100Traces) {
   for (const char* scenario : {"input_bound", "launch_bound", "memory_leak", "sync_in_loop"}) {
-    EXPECT_GT(compare_file(std::string(STEPSCOPE_TEST_DATA) + "/h100/" + scenario +
-                           ".pt.trace.json.gz"),
-              1000U);
+    EXPECT_GT(
+        compare_file(std::string(STEPSCOPE_TEST_DATA) + "/h100/" + scenario + ".pt.trace.json.gz"),
+        1000U);
   }
 }
 
@@ -126,14 +126,14 @@ bool fast_accepts(const std::string& event) {
 TEST(FastEventParser, DeclinesWhatItCannotBeSureOf) {
   EXPECT_TRUE(fast_accepts(R"({"ph":"X","name":"a","ts":1.5,"dur":2,"pid":1,"tid":"t"})"));
   EXPECT_FALSE(fast_accepts(R"({"ph":"X","name":"a\"b","ts":1})"));        // needs unescaping
-  EXPECT_FALSE(fast_accepts(R"({"ph":"X","name":1})"));                      // wrong type
-  EXPECT_FALSE(fast_accepts(R"({"ph":"X","ts":01})"));                       // not a JSON number
-  EXPECT_FALSE(fast_accepts(R"({"ph":"X","ts":1,})"));                       // trailing comma
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","name":1})"));                    // wrong type
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","ts":01})"));                     // not a JSON number
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","ts":1,})"));                     // trailing comma
   EXPECT_FALSE(fast_accepts(R"({"ph":"X","args":{"correlation":1.0}})"));  // simdjson decides
   EXPECT_FALSE(fast_accepts("{\"ph\":\"X\",\"name\":\"\xff\"}"));          // invalid UTF-8
   EXPECT_FALSE(fast_accepts(R"({"ph":"XY"})"));
-  EXPECT_TRUE(fast_accepts(
-      R"json({"args":{"grid":"grid(100,)","stream":"0x0","x":[1,{"y":[]}]}})json"));
+  EXPECT_TRUE(
+      fast_accepts(R"json({"args":{"grid":"grid(100,)","stream":"0x0","x":[1,{"y":[]}]}})json"));
 }
 
 TEST(FastEventParser, AgreesOnRandomMutationsOfARealEvent) {

@@ -7,6 +7,7 @@
 
 #include "stepscope/diagnosis/diagnose.h"
 #include "stepscope/load.h"
+#include "support/findings.h"
 
 namespace stepscope {
 namespace {
@@ -27,10 +28,7 @@ Diagnosed diagnose_recorded(const std::string& scenario) {
 }
 
 const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
-  for (const Finding& finding : diagnosis.findings) {
-    if (finding.id == id) return &finding;
-  }
-  return nullptr;
+  return testing::find_finding(diagnosis, id);
 }
 
 TEST(H100PlantedProblems, SlowDatasetInTheMainProcessIsInputBound) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "stepscope/diagnosis/diagnose.h"
+#include "support/findings.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {
@@ -9,10 +10,7 @@ namespace {
 using testing::TraceFixture;
 
 const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
-  for (const Finding& finding : diagnosis.findings) {
-    if (finding.id == id) return &finding;
-  }
-  return nullptr;
+  return testing::find_finding(diagnosis, id);
 }
 
 // Steps of 1000 µs: compute 10-600 µs, then an all-reduce from `comm_start` for 300 µs.

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "stepscope/diagnosis/diagnose.h"
+#include "support/findings.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {
@@ -24,10 +25,7 @@ Trace steps_with_loader(double loader_us) {
 }
 
 const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
-  for (const Finding& finding : diagnosis.findings) {
-    if (finding.id == id) return &finding;
-  }
-  return nullptr;
+  return testing::find_finding(diagnosis, id);
 }
 
 TEST(RuleInputBound, PlantedLoaderWaitIsTheVerdictWithItsGain) {

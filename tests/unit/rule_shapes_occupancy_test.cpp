@@ -2,6 +2,7 @@
 
 #include "diagnosis/input_dims.h"
 #include "stepscope/diagnosis/diagnose.h"
+#include "support/findings.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {
@@ -10,10 +11,7 @@ namespace {
 using testing::TraceFixture;
 
 const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
-  for (const Finding& finding : diagnosis.findings) {
-    if (finding.id == id) return &finding;
-  }
-  return nullptr;
+  return testing::find_finding(diagnosis, id);
 }
 
 TEST(InputDims, ParsesShapesScalarsAndTensorLists) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "stepscope/diagnosis/diagnose.h"
+#include "support/findings.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {
@@ -9,10 +10,7 @@ namespace {
 using testing::TraceFixture;
 
 const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
-  for (const Finding& finding : diagnosis.findings) {
-    if (finding.id == id) return &finding;
-  }
-  return nullptr;
+  return testing::find_finding(diagnosis, id);
 }
 
 // Steps of 1000 µs: a forward kernel, then Optimizer.step over 400-900 µs launching `kernels`

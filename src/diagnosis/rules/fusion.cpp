@@ -79,9 +79,7 @@ std::vector<Finding> check_fusion(const RankAnalyses& rank) {
   const auto steps = static_cast<double>(kept.size());
   const auto saving_per_step = static_cast<std::int64_t>(static_cast<double>(saving) / steps);
   if (static_cast<double>(saving_per_step) / step_ns < kThresholdShare) return {};
-  std::sort(refs.begin(), refs.end(),
-            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
-  if (refs.size() > 5) refs.resize(5);
+  keep_most_frequent(refs, 5);
   Finding finding;
   finding.id = "fusion";
   finding.bottleneck = Bottleneck::kMemoryTraffic;

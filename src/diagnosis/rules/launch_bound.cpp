@@ -192,9 +192,7 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
     }
   }
   std::vector<EventRefs> late = wait.late_kernels;
-  std::sort(late.begin(), late.end(),
-            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
-  if (late.size() > 10) late.resize(10);
+  keep_most_frequent(late, 10);
 
   const double launch_per_step = static_cast<double>(launch_ns) / steps;
   // Launch calls themselves, or other host work (Python, CPU ops), keep the GPU waiting. Kernels

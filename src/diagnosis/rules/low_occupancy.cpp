@@ -51,9 +51,7 @@ std::vector<Finding> check_low_occupancy(const RankAnalyses& rank) {
   if (kernel_ns == 0) return {};
   const double share = static_cast<double>(low_ns) / static_cast<double>(kernel_ns);
   if (share < kThresholdShare) return {};
-  std::sort(kernels.begin(), kernels.end(),
-            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
-  if (kernels.size() > 5) kernels.resize(5);
+  keep_most_frequent(kernels, 5);
   const auto steps = static_cast<double>(kept.size());
   const double per_step = static_cast<double>(low_ns) / steps;
   Finding finding;

@@ -85,9 +85,7 @@ std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, std::int16_
     }
     add_ref(refs, op == kNoEvent ? "(no op)" : trace.name_of(op), m.time_ns[r], m.time_ns[r], step);
   }
-  std::sort(refs.begin(), refs.end(),
-            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
-  if (refs.size() > 5) refs.resize(5);
+  keep_most_frequent(refs, 5);
   return refs;
 }
 
@@ -170,10 +168,10 @@ std::optional<Finding> reserved_unused(const RankAnalyses& rank, std::int16_t de
   finding.rank = trace.rank;
   finding.title = fmt::format("GPU {} reserves {:.2f} GiB more than its tensors use at the peak",
                               device, static_cast<double>(reserved - allocated) / (1 << 30));
-  finding.evidence.push_back(Evidence{"allocated at the peak", static_cast<double>(allocated) / (1 << 30),
-                                      "GiB", {}});
-  finding.evidence.push_back(Evidence{"reserved at the peak", static_cast<double>(reserved) / (1 << 30),
-                                      "GiB", {}});
+  finding.evidence.push_back(
+      Evidence{"allocated at the peak", static_cast<double>(allocated) / (1 << 30), "GiB", {}});
+  finding.evidence.push_back(
+      Evidence{"reserved at the peak", static_cast<double>(reserved) / (1 << 30), "GiB", {}});
   finding.fix =
       "Reduce fragmentation of the caching allocator: PYTORCH_CUDA_ALLOC_CONF="
       "expandable_segments:True, stable tensor shapes (bucketed sequence lengths), and no "

@@ -13,8 +13,8 @@
 
 #include "analysis/tensor_core_names.h"
 #include "diagnosis/gain.h"
-#include "trace/ascii.h"
 #include "diagnosis/rules/rules.h"
+#include "trace/ascii.h"
 
 namespace stepscope::rules {
 
@@ -24,12 +24,15 @@ constexpr double kThresholdShare = 0.10;
 constexpr double kTypicalSpeedup = 2.0;  // bf16 / TF32 against fp32 GEMMs: 1.5x to 3x
 constexpr double kBestSpeedup = 3.0;
 
-
 bool is_fp32_matmul_kernel(std::string_view name) {
   if (match_tensor_core(name)) return false;
-  if (contains_ignoring_case(name, "sgemm") || contains_ignoring_case(name, "scudnn") || contains_ignoring_case(name, "ffma")) return true;
-  const bool matmul_or_conv = contains_ignoring_case(name, "gemm") || contains_ignoring_case(name, "conv");
-  return matmul_or_conv && (contains_ignoring_case(name, "f32") || contains_ignoring_case(name, "float"));
+  if (contains_ignoring_case(name, "sgemm") || contains_ignoring_case(name, "scudnn") ||
+      contains_ignoring_case(name, "ffma"))
+    return true;
+  const bool matmul_or_conv =
+      contains_ignoring_case(name, "gemm") || contains_ignoring_case(name, "conv");
+  return matmul_or_conv &&
+         (contains_ignoring_case(name, "f32") || contains_ignoring_case(name, "float"));
 }
 
 bool has_tensor_cores(const Trace& trace, std::int32_t device) {
@@ -71,8 +74,7 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   if (kernel_ns == 0) return {};
   const double share = static_cast<double>(fp32_ns) / static_cast<double>(kernel_ns);
   if (share < kThresholdShare) return {};
-  std::sort(kernels.begin(), kernels.end(),
-            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
+  keep_most_frequent(kernels, 10);
   const auto steps = static_cast<double>(kept.size());
   const double fp32_per_step = static_cast<double>(fp32_ns) / steps;
   // Faster kernels shorten the step only where the GPU is the critical path.

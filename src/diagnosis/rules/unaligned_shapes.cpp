@@ -85,9 +85,7 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
   const auto steps = static_cast<double>(kept.size());
   const auto per_step = static_cast<std::int64_t>(static_cast<double>(device_ns) / steps);
   if (static_cast<double>(per_step) / step_ns < kThresholdShare) return {};
-  std::sort(ops.begin(), ops.end(),
-            [](const EventRefs& a, const EventRefs& b) { return a.count > b.count; });
-  if (ops.size() > 5) ops.resize(5);
+  keep_most_frequent(ops, 5);
   Finding finding;
   finding.id = "unaligned-shapes";
   finding.bottleneck = Bottleneck::kGpuCompute;

@@ -86,8 +86,8 @@ Result<std::string_view> read_raw(od::value value, std::string_view field) {
   }
   if (code) return simdjson_failure(field, code);
   // simdjson's raw_json() of a container runs on over the whitespace that follows it.
-  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
-                          raw.back() == '\t')) {
+  while (!raw.empty() &&
+         (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
     raw.remove_suffix(1);
   }
   return raw;

@@ -38,7 +38,8 @@ Result<std::string> event_json(const Trace& trace, EventIndex event) {
     position = chunk_end;
   }
   if (text.empty() || text.front() != '{' || text.back() != '}') {
-    return fail("the trace changed since it was loaded: no event at byte " + std::to_string(offset));
+    return fail("the trace changed since it was loaded: no event at byte " +
+                std::to_string(offset));
   }
   return text;
 }

@@ -72,7 +72,8 @@ class Cursor {
       if (quote == nullptr) return false;
       const char* q = static_cast<const char*>(quote);
       std::size_t backslashes = 0;
-      while (q - static_cast<std::ptrdiff_t>(backslashes) > begin && q[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') {
+      while (q - static_cast<std::ptrdiff_t>(backslashes) > begin &&
+             q[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') {
         ++backslashes;
       }
       if (std::memchr(at_, '\\', static_cast<std::size_t>(q - at_)) != nullptr) escaped = true;
@@ -195,7 +196,8 @@ bool memory_address(Cursor& cursor, RawEvent& out) {
   std::string_view token;
   if (!cursor.number_token(token)) return false;
   std::uint64_t unsigned_value = 0;
-  const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), unsigned_value);
+  const auto [stop, error] =
+      std::from_chars(token.data(), token.data() + token.size(), unsigned_value);
   if (error != std::errc() || stop != token.data() + token.size()) return false;
   out.memory.address = unsigned_value;
   out.memory.has_address = true;
@@ -239,9 +241,11 @@ bool arg(Cursor& cursor, ArgKey key, RawEvent& out) {
   out.has_event_args = true;
   switch (key) {
     case ArgKey::kInputDims:
-      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.input_dims) : false;
+      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.input_dims)
+                                                          : false;
     case ArgKey::kInputTypes:
-      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.input_types) : false;
+      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.input_types)
+                                                          : false;
     case ArgKey::kConcreteInputs:
       return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.concrete_inputs)
                                                           : false;
@@ -347,8 +351,7 @@ bool fast_parse_event(const char* text, std::size_t length, RawEvent& out) {
   // simdjson validates UTF-8 as part of its parse; the fast path must refuse the same inputs.
   if (!simdjson::validate_utf8(text, length)) return false;
   Cursor cursor(text, length);
-  const bool parsed =
-      object(cursor, [&](std::string_view key) { return field(cursor, key, out); });
+  const bool parsed = object(cursor, [&](std::string_view key) { return field(cursor, key, out); });
   return parsed && cursor.at_end();
 }
 
