@@ -2,7 +2,6 @@
 
 #include "stepscope/analysis/gpu_temporal.h"
 #include "stepscope/analysis/kernel_breakdown.h"
-#include "support/shared_traces.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {
@@ -43,29 +42,6 @@ TEST(KernelBreakdown, LabelsPartitionTheActivityAndStatisticsArePerInstance) {
   EXPECT_EQ(d.others_count, 1);
   EXPECT_EQ(d.others_ns, 30'000);
   EXPECT_EQ(d.top_by_class[1].size(), 1U);
-}
-
-TEST(KernelBreakdown, LabelsAgreeWithTheTemporalBreakdownOnRealTraces) {
-  STEPSCOPE_REQUIRE_SHARED_TRACES();
-  for (const char* folder : {"hta/trace_diff/control", "hta/nccl_parser_config",
-                             "hta/negative_queue_length_values_check"}) {
-    const TraceSet set = testing::load_shared(folder);
-    const Trace& trace = set.ranks.front();
-    const StepsResult steps = find_steps(trace, {});
-    const KernelBreakdownResult kernels = compute_kernel_breakdown(trace, steps, {});
-    const GpuTemporalResult temporal = compute_gpu_temporal(trace, steps, {});
-    std::int64_t with_computation = 0;
-    std::int64_t all = 0;
-    for (const OverlapLabel& label : kernels.devices[0].labels) {
-      all += label.ns;
-      if (label.computation) with_computation += label.ns;
-    }
-    // Instances starting in W, clipped at its end: the same union as the temporal breakdown,
-    // but for activities that start before W (counted there, not here).
-    EXPECT_LE(all, temporal.devices[0].busy_ns) << folder;
-    EXPECT_GE(all, temporal.devices[0].busy_ns - temporal.devices[0].outside_window_ns) << folder;
-    EXPECT_LE(with_computation, temporal.devices[0].compute_ns) << folder;
-  }
 }
 
 }  // namespace
