@@ -45,6 +45,11 @@ std::int64_t StreamIdle::idle_between_ns() const {
   return total;
 }
 
+double StreamIdle::share(IdleCause cause) const {
+  const std::int64_t between = idle_between_ns();
+  return between > 0 ? static_cast<double>((*this)[cause].ns) / static_cast<double>(between) : 0.0;
+}
+
 IdleTimeResult compute_idle_time(const Trace& trace, const StepsResult& steps,
                                  const AnalysisOptions& /*options*/) {
   IdleTimeResult result;

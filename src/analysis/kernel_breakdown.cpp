@@ -129,8 +129,13 @@ DeviceKernels summarize(const Trace& trace, std::int32_t id, const DeviceAccumul
       device.others_count += rows[r].count;
       device.others_ns += rows[r].total_ns;
     }
-    auto& by_class = device.top_by_class[class_index(rows[r].activity_class)];
-    if (by_class.size() < top) by_class.push_back(rows[r]);
+    const std::size_t c = class_index(rows[r].activity_class);
+    if (device.top_by_class[c].size() < top) {
+      device.top_by_class[c].push_back(rows[r]);
+    } else {
+      device.others_count_by_class[c] += rows[r].count;
+      device.others_ns_by_class[c] += rows[r].total_ns;
+    }
   }
   return device;
 }
@@ -164,9 +169,13 @@ KernelBreakdownResult compute_kernel_breakdown(const Trace& trace, const StepsRe
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const ActivityClass c = classify(i);
     if (c == ActivityClass::kNotActivity) continue;
-    if (e.start_ns[i] < window.start || e.start_ns[i] >= window.end) continue;
+    // The class partition covers the same W-clipped time as the temporal breakdown (§4.2 =
+    // §3); the per-kernel statistics take whole instances that start in W (§4.3).
+    const Interval inside{std::max(e.start_ns[i], window.start), std::min(e.end_ns(i), window.end)};
+    if (inside.start >= inside.end) continue;
     DeviceAccumulator& device = devices[trace.activity_device(i)];
-    device.by_class[class_index(c)].push_back({e.start_ns[i], std::min(e.end_ns(i), window.end)});
+    device.by_class[class_index(c)].push_back(inside);
+    if (e.start_ns[i] < window.start) continue;
     NameStats& stats = device.names[e.name[i]];
     stats.activity_class = c;
     stats.add(e.dur_ns[i]);

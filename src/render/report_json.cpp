@@ -1,4 +1,5 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
+#include "render/json/collective_bandwidth_json.h"
 #include "render/json/diagnosis_json.h"
 #include "render/json/gpu_metrics_json.h"
 #include "render/json/gpu_temporal_json.h"
@@ -85,6 +86,8 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.analyses.kernels);
   json.key("idle_time");
   render::write_json(json, rank.analyses.idle);
+  json.key("collective_bandwidth");
+  render::write_json(json, rank.analyses.bandwidth);
   json.key("operators");
   render::write_json(json, rank.analyses.operators);
   json.key("launches");

@@ -3,6 +3,7 @@
 
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
+#include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/gpu_temporal_text.h"
 #include "render/terminal/hta_text.h"
 #include "render/terminal/idle_time_text.h"
@@ -74,6 +75,9 @@ std::string render_text(const Report& report, int top) {
     out += render::render_text(rank.analyses.gpu_temporal, top);
     out += render::render_text(rank.analyses.kernels, top);
     out += render::render_text(rank.analyses.idle, top);
+    if (rank.analyses.bandwidth.applicable) {
+      out += render::render_text(rank.analyses.bandwidth, top);
+    }
     out += render::render_text(rank.analyses.operators, top);
     out += render::render_text(rank.analyses.launches, top);
     out += render::render_text(rank.analyses.gpu_metrics, top);

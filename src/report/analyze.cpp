@@ -24,6 +24,7 @@ RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   rank.gpu_temporal = compute_gpu_temporal(trace, rank.steps, options);
   rank.kernels = compute_kernel_breakdown(trace, rank.steps, options);
   rank.idle = compute_idle_time(trace, rank.steps, options);
+  rank.bandwidth = compute_collective_bandwidth(trace, rank.steps, options);
   rank.launches = compute_launches(trace, rank.steps, options);
   rank.operators = compute_operators(trace, rank.steps, options);
   return rank;

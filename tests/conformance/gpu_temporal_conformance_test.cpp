@@ -1,54 +1,42 @@
-// Native GPU temporal figures against conformance.md §6 (±0.001 µs).
+// Native GPU temporal figures against conformance.md §6 (every column, ±0.001 µs on times).
 #include <gtest/gtest.h>
 
+#include "conformance/native_expectations.h"
 #include "stepscope/analysis/gpu_temporal.h"
 #include "support/shared_traces.h"
 
 namespace stepscope {
 namespace {
 
-struct Expected {
-  std::string folder;
-  std::int64_t rank;
-  double window, busy, idle, compute, communication_only, memory_only;
-  double overlap_percent;  // < 0: none (no communication)
-};
+using testing::us;
 
-const std::vector<Expected> kTable = {
-    {"hta/amd_trace", 0, 9288.291, 149.042, 9139.249, 110.881, 0, 38.161, -1},
-    {"hta/critical_path/alexnet", 0, 12920244, 66141, 12854103, 10630, 0, 55511, -1},
-    {"hta/df_index_resolver", 1, 1737902, 1000613, 737289, 620516, 357343, 22754, 0.00},
-    {"hta/nccl_parser_config", 0, 667225.958, 157500.014, 509725.944, 115655.847, 39559.468,
-     2284.699, 15.61},
-    {"hta/negative_queue_length_values_check", 0, 1229227, 438418, 790809, 210998, 185317, 42103,
-     1.36},
-    {"hta/ns_resolution_trace", 0, 483517.602, 472454.441, 11063.161, 468153.602, 0, 4300.839, -1},
-    {"hta/sampled_two_ranks", 0, 1230289, 547656, 682633, 210320, 336983, 353, 14.95},
-    {"hta/sampled_two_ranks", 1, 1238593, 580050, 658543, 271973, 303523, 4554, 19.93},
-    {"hta/trace_diff/control", 3, 465171, 388587, 76584, 281336, 87921, 19330, 46.24},
-    {"hta/trace_diff/test", 1, 744515, 717437, 27078, 547949, 73298, 96190, 70.84},
-};
-
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+std::vector<std::int64_t> kept_numbers(const StepsResult& steps) {
+  std::vector<std::int64_t> numbers;
+  for (const Step* step : steps.kept()) numbers.push_back(step->number);
+  return numbers;
+}
 
 TEST(GpuTemporalConformance, NativeTableOfConformanceSection6) {
   STEPSCOPE_REQUIRE_SHARED_TRACES();
-  for (const Expected& row : kTable) {
+  for (const testing::NativeExpectation& row : testing::native_expectations()) {
     const TraceSet set = testing::load_shared(row.folder);
-    const Trace* trace = nullptr;
-    for (const Trace& t : set.ranks) {
-      if (t.rank == row.rank) trace = &t;
-    }
+    const Trace* trace = testing::rank_of(set, row.rank);
     ASSERT_NE(trace, nullptr) << row.folder;
-    const StepsResult steps = find_steps(*trace, {});
-    const GpuTemporalResult result = compute_gpu_temporal(*trace, steps, {});
-    ASSERT_TRUE(result.applicable) << row.folder;
-    ASSERT_EQ(result.devices.size(), 1U) << row.folder;
-    const DeviceTemporal& d = result.devices[0];
     const std::string what = row.folder + " rank " + std::to_string(row.rank);
+    const StepsResult steps = find_steps(*trace, {});
+    EXPECT_EQ(kept_numbers(steps), row.kept_steps) << what;
+    EXPECT_EQ(steps.window_source, row.kept_steps.empty()
+                                       ? StepsResult::WindowSource::kGpuActivitySpan
+                                       : StepsResult::WindowSource::kSteps)
+        << what;
+    const GpuTemporalResult result = compute_gpu_temporal(*trace, steps, {});
+    ASSERT_TRUE(result.applicable) << what;
+    ASSERT_EQ(result.devices.size(), 1U) << what;
+    const DeviceTemporal& d = result.devices[0];
     EXPECT_NEAR(us(d.window_ns), row.window, 0.001) << what;
     EXPECT_NEAR(us(d.busy_ns), row.busy, 0.001) << what;
     EXPECT_NEAR(us(d.idle_ns), row.idle, 0.001) << what;
+    EXPECT_NEAR(d.share(d.idle_ns) * 100, row.idle_percent, 0.005) << what;
     EXPECT_NEAR(us(d.compute_ns), row.compute, 0.001) << what;
     EXPECT_NEAR(us(d.communication_only_ns), row.communication_only, 0.001) << what;
     EXPECT_NEAR(us(d.memory_only_ns), row.memory_only, 0.001) << what;
@@ -58,7 +46,34 @@ TEST(GpuTemporalConformance, NativeTableOfConformanceSection6) {
       ASSERT_TRUE(d.overlap_share.has_value()) << what;
       EXPECT_NEAR(*d.overlap_share * 100, row.overlap_percent, 0.005) << what;
     }
+    // The §13 timeline identity: computation + exposed comm + exposed memory + idle = span.
+    EXPECT_EQ(d.compute_ns + d.communication_only_ns + d.memory_only_ns + d.timeline_idle_ns,
+              d.timeline_span_ns)
+        << what;
+    EXPECT_LE(d.timeline_span_ns, d.window_ns) << what;
   }
+}
+
+TEST(GpuTemporalConformance, PerStepOverlapAddsUpOverDisjointSteps) {
+  STEPSCOPE_REQUIRE_SHARED_TRACES();
+  // On nccl_parser_config the three kept steps do not overlap and cover every collective in W.
+  const TraceSet set = testing::load_shared("hta/nccl_parser_config");
+  const Trace& trace = set.ranks[0];
+  const GpuTemporalResult r = compute_gpu_temporal(trace, find_steps(trace, {}), {});
+  ASSERT_EQ(r.steps.size(), 3U);
+  const DeviceTemporal& d = r.devices[0];
+  ASSERT_EQ(d.steps.size(), 3U);
+  std::int64_t communication = 0;
+  std::int64_t exposed = 0;
+  for (std::size_t s = 0; s < 3; ++s) {
+    communication += d.steps[s].communication_ns;
+    exposed += d.steps[s].exposed_communication_ns;
+    // One device: the rank-level rows are the device's.
+    EXPECT_EQ(d.steps[s].exposed_communication_ns, r.steps[s].exposed_communication_ns);
+    EXPECT_TRUE(d.steps[s].overlap_share.has_value());
+  }
+  EXPECT_EQ(communication, d.communication_ns);
+  EXPECT_EQ(exposed, d.communication_only_ns);
 }
 
 TEST(GpuTemporalConformance, CpuOnlyTraceIsNotApplicable) {

@@ -14,6 +14,14 @@
 
 namespace stepscope {
 
+// Exposed communication and overlap per kept step (§6.3 "both per step too").
+struct StepOverlap {
+  std::int64_t step_number = 0;
+  std::int64_t communication_ns = 0;          // |U(comm) ∩ step|
+  std::int64_t exposed_communication_ns = 0;  // |U(comm) ∩ step − U(comp)|
+  std::optional<double> overlap_share;        // absent without communication in the step
+};
+
 struct DeviceTemporal {
   std::int32_t device = -1;
   std::int64_t window_ns = 0;
@@ -28,31 +36,27 @@ struct DeviceTemporal {
   std::int64_t overlap_ns = 0;             // |U(comp) ∩ U(comm) ∩ W|
   // |comp ∩ comm| / |comm| (HTA's figure, unrounded); absent without communication.
   std::optional<double> overlap_share;
-  // TraceLens `gpu_timeline` (§13): from the first to the last activity inside W.
+  // TraceLens `gpu_timeline` (§13) with native classes: from the first to the last activity
+  // inside W; compute + communication_only + memory_only + timeline_idle = timeline_span.
   std::int64_t timeline_span_ns = 0;
-  std::int64_t activities = 0;
-  // Activity that lies (partly) outside W: not dropped silently (§0.7).
+  std::int64_t timeline_idle_ns = 0;
+  std::int64_t activities = 0;  // overlapping W
+  // Activity that lies (partly) outside W: not dropped silently (§0.7). An activity straddling
+  // a window edge is counted once, with the part outside.
   std::int64_t outside_window_activities = 0;
   std::int64_t outside_window_ns = 0;
+  std::vector<StepOverlap> steps;  // this device, per kept step
 
   [[nodiscard]] double share(std::int64_t part_ns) const {
     return window_ns > 0 ? static_cast<double>(part_ns) / static_cast<double>(window_ns) : 0.0;
   }
 };
 
-// Exposed communication and overlap per kept step (§6.3 "both per step too"), all devices.
-struct StepOverlap {
-  std::int64_t step_number = 0;
-  std::int64_t communication_ns = 0;
-  std::int64_t exposed_communication_ns = 0;
-  std::optional<double> overlap_share;
-};
-
 struct GpuTemporalResult {
   bool applicable = false;
   std::string not_applicable_reason;    // "no GPU activity"
   std::vector<DeviceTemporal> devices;  // sorted by device id
-  std::vector<StepOverlap> steps;
+  std::vector<StepOverlap> steps;       // all devices of the rank together
 };
 
 // Native: per device over the window W of `steps`, native activity classes (kernel_class.h).

@@ -32,6 +32,8 @@ struct StreamIdle {
   std::int64_t leading_idle_ns = 0;   // window start to the stream's first activity
   std::int64_t trailing_idle_ns = 0;  // last activity's end to the window end
   [[nodiscard]] std::int64_t idle_between_ns() const;
+  // The cause's part of the idle between activities (0 when there is none).
+  [[nodiscard]] double share(IdleCause cause) const;
   [[nodiscard]] const IdleCauseTotals& operator[](IdleCause cause) const {
     return causes[static_cast<std::size_t>(cause)];
   }

@@ -38,12 +38,16 @@ struct KernelRow {
 
 struct DeviceKernels {
   std::int32_t device = -1;
-  std::vector<OverlapLabel> labels;        // no zero rows; sorted by time, largest first
+  // Activity overlapping W, clipped to it: the labels partition the busy time of §3.
+  std::vector<OverlapLabel> labels;  // no zero rows; sorted by time, largest first
+  // Instances that start in W (whole durations), for the statistics and shares below.
   std::int64_t activity_ns = 0;            // sum of durations (not a union)
   std::vector<KernelRow> top;              // top N by total across classes
   std::vector<KernelRow> top_by_class[3];  // computation, communication, memory
   std::int64_t others_count = 0;           // everything after the top N
   std::int64_t others_ns = 0;
+  std::int64_t others_count_by_class[3] = {};  // after each class's top N
+  std::int64_t others_ns_by_class[3] = {};
   std::int64_t distinct_names = 0;
 };
 
@@ -53,7 +57,8 @@ struct KernelBreakdownResult {
   std::vector<DeviceKernels> devices;
 };
 
-// Native: activity instances whose start lies in the window W; top N = options.top.
+// Native, per device: labels over W; kernel statistics over the instances whose start lies in
+// W; top N = options.top.
 KernelBreakdownResult compute_kernel_breakdown(const Trace& trace, const StepsResult& steps,
                                                const AnalysisOptions& options);
 

@@ -1,6 +1,7 @@
 // Every analysis result of one rank, computed once and read by the diagnosis and the renderers.
 #pragma once
 
+#include "stepscope/analysis/collective_bandwidth.h"
 #include "stepscope/analysis/gpu_metrics.h"
 #include "stepscope/analysis/gpu_temporal.h"
 #include "stepscope/analysis/idle_time.h"
@@ -25,6 +26,7 @@ struct RankAnalyses {
   GpuTemporalResult gpu_temporal;
   KernelBreakdownResult kernels;
   IdleTimeResult idle;
+  CollectiveBandwidthResult bandwidth;
   LaunchResult launches;
   OperatorTable operators;
 };

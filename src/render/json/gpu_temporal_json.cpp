@@ -13,6 +13,19 @@ void write_optional_share(JsonWriter& json, std::string_view name, std::optional
   }
 }
 
+void write_steps(JsonWriter& json, const std::vector<StepOverlap>& steps) {
+  json.begin_array();
+  for (const StepOverlap& step : steps) {
+    json.begin_object();
+    json.field("number", step.step_number);
+    json.field_us("communication_us", step.communication_ns);
+    json.field_us("exposed_communication_us", step.exposed_communication_ns);
+    write_optional_share(json, "overlap_share", step.overlap_share);
+    json.end_object();
+  }
+  json.end_array();
+}
+
 void write_device(JsonWriter& json, const DeviceTemporal& d) {
   json.begin_object();
   json.field("device", d.device);
@@ -31,9 +44,12 @@ void write_device(JsonWriter& json, const DeviceTemporal& d) {
   json.field_us("comp_comm_overlap_us", d.overlap_ns);
   write_optional_share(json, "comp_comm_overlap_share", d.overlap_share);
   json.field_us("timeline_span_us", d.timeline_span_ns);
+  json.field_us("timeline_idle_us", d.timeline_idle_ns);
   json.field("activities", d.activities);
   json.field("outside_window_activities", d.outside_window_activities);
   json.field_us("outside_window_us", d.outside_window_ns);
+  json.key("steps");
+  write_steps(json, d.steps);
   json.end_object();
 }
 
@@ -48,16 +64,7 @@ void write_json(JsonWriter& json, const GpuTemporalResult& temporal) {
   for (const DeviceTemporal& device : temporal.devices) write_device(json, device);
   json.end_array();
   json.key("steps");
-  json.begin_array();
-  for (const StepOverlap& step : temporal.steps) {
-    json.begin_object();
-    json.field("number", step.step_number);
-    json.field_us("communication_us", step.communication_ns);
-    json.field_us("exposed_communication_us", step.exposed_communication_ns);
-    write_optional_share(json, "overlap_share", step.overlap_share);
-    json.end_object();
-  }
-  json.end_array();
+  write_steps(json, temporal.steps);
   json.end_object();
 }
 

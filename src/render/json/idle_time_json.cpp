@@ -22,9 +22,7 @@ void write_json(JsonWriter& json, const IdleTimeResult& idle) {
       json.begin_object();
       json.field_us("idle_us", stream[cause].ns);
       json.field("gaps", stream[cause].gaps);
-      json.field("share", between > 0
-                              ? static_cast<double>(stream[cause].ns) / static_cast<double>(between)
-                              : 0.0);
+      json.field("share", stream.share(cause));
       json.end_object();
     }
     json.field_us("leading_idle_us", stream.leading_idle_ns);

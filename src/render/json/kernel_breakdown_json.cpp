@@ -24,6 +24,17 @@ void write_rows(JsonWriter& json, const std::vector<KernelRow>& rows) {
   json.end_array();
 }
 
+// The order of DeviceKernels::top_by_class and the *_by_class arrays.
+constexpr ActivityClass kClassOrder[3] = {ActivityClass::kComputation,
+                                          ActivityClass::kCommunication, ActivityClass::kMemory};
+
+void write_others(JsonWriter& json, std::int64_t count, std::int64_t ns) {
+  json.begin_object();
+  json.field("count", count);
+  json.field_us("total_us", ns);
+  json.end_object();
+}
+
 }  // namespace
 
 void write_json(JsonWriter& json, const KernelBreakdownResult& kernels) {
@@ -56,9 +67,13 @@ void write_json(JsonWriter& json, const KernelBreakdownResult& kernels) {
     json.key("top_memory");
     write_rows(json, device.top_by_class[2]);
     json.key("others");
+    write_others(json, device.others_count, device.others_ns);
+    json.key("others_by_class");
     json.begin_object();
-    json.field("count", device.others_count);
-    json.field_us("total_us", device.others_ns);
+    for (std::size_t c = 0; c < 3; ++c) {
+      json.key(to_string(kClassOrder[c]));
+      write_others(json, device.others_count_by_class[c], device.others_ns_by_class[c]);
+    }
     json.end_object();
     json.end_object();
   }
