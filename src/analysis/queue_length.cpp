@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "analysis/launch_class_cache.h"
@@ -16,18 +17,46 @@ struct QueuePoint {
 };
 
 using StreamKey = std::pair<std::int32_t, std::int64_t>;
+using StreamPoints = std::map<StreamKey, std::vector<QueuePoint>>;
 
-std::map<StreamKey, std::vector<QueuePoint>> collect_points(const Trace& trace) {
+// A graph launch submits one piece of work per stream however many nodes the graph has:
+// HTA's +1 per activity would put every node in the queue (trace_diff/test then "queues"
+// 1,338 launches, more than CUDA's 1,024 slots). One entry per (call, stream), leaving the
+// queue when the graph's first activity on that stream starts.
+struct GraphEntry {
+  EventIndex call;
+  std::int32_t device;
+  std::int64_t stream;
+  bool operator<(const GraphEntry& o) const {
+    return std::tie(call, device, stream) < std::tie(o.call, o.device, o.stream);
+  }
+};
+
+StreamPoints collect_points(const Trace& trace) {
   const EventTable& e = trace.events;
   LaunchClassCache classes(trace);
-  std::map<StreamKey, std::vector<QueuePoint>> points;
+  StreamPoints points;
+  std::map<GraphEntry, std::int64_t> graph_first_start;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_device_activity(e.event_class[i]) || e.launcher[i] == kNoEvent) continue;
-    if (!classes.of(e.launcher[i])) continue;
+    const std::optional<LaunchClass> launch_class = classes.of(e.launcher[i]);
+    if (!launch_class) continue;
+    const std::int32_t device = trace.activity_device(i);
+    const std::int64_t stream = trace.activity_stream(i);
+    if (*launch_class == LaunchClass::kGraphLaunch) {
+      // Activities come sorted by start: the first one seen on a stream is the earliest.
+      graph_first_start.try_emplace({e.launcher[i], device, stream}, e.start_ns[i]);
+      continue;
+    }
     // One +1 per activity, on the activity's stream, as HTA does (metrics.md §8 step 2).
-    std::vector<QueuePoint>& stream = points[{trace.activity_device(i), trace.activity_stream(i)}];
-    stream.push_back({e.start_ns[e.launcher[i]], +1});
-    stream.push_back({e.start_ns[i], -1});
+    std::vector<QueuePoint>& queue = points[{device, stream}];
+    queue.push_back({e.start_ns[e.launcher[i]], +1});
+    queue.push_back({e.start_ns[i], -1});
+  }
+  for (const auto& [entry, first_start] : graph_first_start) {
+    std::vector<QueuePoint>& queue = points[{entry.device, entry.stream}];
+    queue.push_back({e.start_ns[entry.call], +1});
+    queue.push_back({first_start, -1});
   }
   return points;
 }

@@ -104,6 +104,25 @@ TEST(QueueLength, TimeAtTheLaunchQueueLimit) {
   EXPECT_NEAR(r.streams[0].time_at_limit_share, 39'830 / 100'000.0, 1e-12);
 }
 
+TEST(QueueLength, AGraphLaunchIsOneEntryPerStream) {
+  // One cudaGraphLaunch at 10 µs runs three nodes on stream 7 (from 20 µs) and one on stream 9
+  // (at 40 µs): one entry on each stream, not one per node.
+  const Trace trace = TraceFixture()
+                          .runtime("cudaGraphLaunch", 10, 5, 1)
+                          .kernel("n1", 20, 5, 1)
+                          .kernel("n2", 25, 5, 1)
+                          .kernel("n3", 30, 5, 1)
+                          .kernel("n4", 40, 5, 1, 9)
+                          .load();
+  const QueueLengthResult r = compute_queue_length(trace, window(0, 100), {});
+  ASSERT_EQ(r.streams.size(), 2U);
+  EXPECT_EQ(stream(r, 7)->launches, 1);
+  EXPECT_EQ(stream(r, 7)->max_depth, 1);
+  EXPECT_NEAR(stream(r, 7)->time_weighted_mean_depth, 0.10, 1e-12);  // 10-20 µs
+  EXPECT_EQ(stream(r, 9)->launches, 1);
+  EXPECT_NEAR(stream(r, 9)->time_weighted_mean_depth, 0.30, 1e-12);  // 10-40 µs
+}
+
 TEST(QueueLength, RenderedWithUnits) {
   const Trace trace =
       TraceFixture().runtime("cudaLaunchKernel", 10, 2, 1).kernel("a", 50, 50, 1).load();

@@ -40,7 +40,8 @@ struct QueueLengthResult {
 
 // Native: the launch classes of launch_class.h (synchronous copies included), per (device,
 // stream) of the launched activity, with every change point of the whole trace integrated and
-// the figures taken over the window W.
+// the figures taken over the window W. Each launched activity is one queue entry, as in HTA,
+// except a graph launch: one entry per stream it runs on, until its first activity there starts.
 QueueLengthResult compute_queue_length(const Trace& trace, const StepsResult& steps,
                                        const AnalysisOptions& options);
 
