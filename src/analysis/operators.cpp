@@ -9,7 +9,7 @@ namespace stepscope {
 
 namespace {
 
-// PyTorch drops these before building its table (profiler_util.py `_filter_name`).
+// PyTorch drops these before building its table (profiler_util.py@006bb57b `_filter_name`).
 bool is_dropped_name(std::string_view name) {
   static constexpr std::array<std::string_view, 8> kDropped = {
       "[memory]",
@@ -23,46 +23,52 @@ bool is_dropped_name(std::string_view name) {
   return std::find(kDropped.begin(), kDropped.end(), name) != kDropped.end();
 }
 
-struct Tree {
-  std::vector<EventIndex> up;  // nearest kept ancestor
-  std::vector<EventIndex>
-      target;              // the node an event counts as (itself, or the parent it merged into)
-  std::vector<bool> kept;  // a node of the table (host nested, not dropped)
+// The op tree of the table. The linker gives every parent a smaller index than its children
+// (it links each event to an earlier, still open one), so one forward pass sees parents first
+// and one backward pass sees children first.
+struct OpTree {
+  std::vector<char> kept;        // a node of the table: host nested event, name not dropped
+  std::vector<EventIndex> up;    // nearest kept ancestor
+  std::vector<EventIndex> node;  // the node an event counts as: itself, or the one it merged into
   std::int64_t merged = 0;
 };
 
-Tree build_tree(const Trace& trace) {
+void keep_nodes(const Trace& trace, OpTree& tree, std::vector<std::int32_t>& children) {
   const EventTable& e = trace.events;
-  const auto n = static_cast<EventIndex>(e.size());
-  Tree tree;
-  tree.up.assign(e.size(), kNoEvent);
-  tree.target.assign(e.size(), kNoEvent);
-  tree.kept.assign(e.size(), false);
-  std::vector<std::int32_t> children(e.size(), 0);
-  for (EventIndex i = 0; i < n; ++i) {
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_nested_host_event(e.event_class[i]) || is_dropped_name(trace.name_of(i))) continue;
-    tree.kept[i] = true;
+    tree.kept[i] = 1;
     EventIndex up = e.parent[i];
-    while (up != kNoEvent && !tree.kept[up]) up = e.parent[up];
+    while (up != kNoEvent && tree.kept[up] == 0) up = e.parent[up];
     tree.up[i] = up;
     if (up != kNoEvent) ++children[up];
   }
-  // Parents precede children in the sorted order, so a parent's target is known first.
-  for (EventIndex i = 0; i < n; ++i) {
-    if (!tree.kept[i]) continue;
+}
+
+// PyTorch's `_remove_dup_nodes`: a parent whose only child has its name absorbs that child
+// (children and kernels move up), repeatedly, so a chain of such wrappers becomes one node.
+// PyTorch replaces the parent's own kernels by the child's; stepscope keeps both.
+OpTree build_tree(const Trace& trace) {
+  const EventTable& e = trace.events;
+  OpTree tree;
+  tree.kept.assign(e.size(), 0);
+  tree.up.assign(e.size(), kNoEvent);
+  tree.node.assign(e.size(), kNoEvent);
+  std::vector<std::int32_t> children(e.size(), 0);
+  keep_nodes(trace, tree, children);
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (tree.kept[i] == 0) continue;
     const EventIndex up = tree.up[i];
-    const bool merge = up != kNoEvent && children[up] == 1 && e.name[up] == e.name[i] &&
-                       e.event_class[i] != EventClass::kRuntime &&
-                       e.event_class[i] != EventClass::kDriver;
-    tree.target[i] = merge ? tree.target[up] : i;
+    const bool merge = up != kNoEvent && children[up] == 1 && e.name[up] == e.name[i];
+    tree.node[i] = merge ? tree.node[up] : i;
     tree.merged += merge ? 1 : 0;
   }
   return tree;
 }
 
-EventIndex node_of_owner(const Trace& trace, const Tree& tree, EventIndex owner) {
-  while (owner != kNoEvent && !tree.kept[owner]) owner = trace.events.parent[owner];
-  return owner == kNoEvent ? kNoEvent : tree.target[owner];
+EventIndex node_of_owner(const Trace& trace, const OpTree& tree, EventIndex owner) {
+  while (owner != kNoEvent && tree.kept[owner] == 0) owner = trace.events.parent[owner];
+  return owner == kNoEvent ? kNoEvent : tree.node[owner];
 }
 
 struct NodeTimes {
@@ -72,98 +78,238 @@ struct NodeTimes {
   std::int64_t activities = 0;
 };
 
-}  // namespace
-
-OperatorTable compute_operators(const Trace& trace, const StepsResult& steps,
-                                const AnalysisOptions& options) {
-  OperatorTable table;
-  table.grouped_by_input_shape = options.group_by_input_shape;
-  const EventTable& e = trace.events;
-  const auto n = static_cast<EventIndex>(e.size());
-  const bool windowed = !steps.kept().empty() && steps.window.has_value();
-  auto in_scope = [&](std::int64_t t) {
-    return !windowed || (t >= steps.window->start && t < steps.window->end);
-  };
-  const Tree tree = build_tree(trace);
-  table.merged_single_children = tree.merged;
-  std::vector<NodeTimes> times(e.size());
-  for (EventIndex i = 0; i < n; ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
-    const EventIndex node = node_of_owner(trace, tree, e.owner_op[i]);
-    if (node == kNoEvent) {
-      if (in_scope(e.start_ns[i])) {
-        table.unattributed_device_ns += e.dur_ns[i];
-        ++table.unattributed_activities;
-      }
-      continue;
-    }
-    times[node].self_device += e.dur_ns[i];
-    ++times[node].activities;
+struct Scope {
+  std::optional<Interval> range;
+  [[nodiscard]] bool contains(std::int64_t t) const {
+    return !range || (t >= range->start && t < range->end);
   }
-  // Children come after parents: walk backwards so totals flow up.
-  for (EventIndex i = n - 1; i >= 0; --i) {
-    if (!tree.kept[i] || tree.target[i] != i) continue;
+};
+
+Scope scope_of(const StepsResult& steps) {
+  const std::vector<const Step*> kept = steps.kept();
+  if (kept.empty() || !steps.window) return {};
+  return {Interval{std::min(steps.window->start, kept.front()->host_start_ns), steps.window->end}};
+}
+
+std::int64_t average(std::int64_t sum, std::int64_t count) {
+  return count == 0 ? 0 : (sum + count / 2) / count;
+}
+
+double share(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+// Everything one pass over the device activities produces.
+class DeviceAttribution {
+ public:
+  DeviceAttribution(const Trace& trace, const OpTree& tree, const Scope& scope,
+                    std::vector<NodeTimes>& times)
+      : trace_(trace), tree_(tree), scope_(scope), times_(times) {}
+
+  void run(OperatorsResult& result) {
+    const EventTable& e = trace_.events;
+    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+      if (is_device_activity(e.event_class[i])) add(i, result);
+    }
+    finish_rows(result);
+  }
+
+ private:
+  void add(EventIndex i, OperatorsResult& result) {
+    const EventTable& e = trace_.events;
+    const EventIndex node = node_of_owner(trace_, tree_, e.owner_op[i]);
+    if (node != kNoEvent) {
+      times_[node].self_device += e.dur_ns[i];
+      ++times_[node].activities;
+      if (!scope_.contains(e.start_ns[node])) return;
+      count_path(i, result);
+    } else {
+      if (!scope_.contains(e.start_ns[i])) return;
+      result.unattributed_device_ns += e.dur_ns[i];
+      ++result.unattributed_activities;
+    }
+    add_to_row(i, node == kNoEvent);
+  }
+
+  // External id matching the op's own External id (current traces), or the launch call's
+  // enclosing op (older traces, whose External id is a correlation id; metrics.md §12).
+  void count_path(EventIndex i, OperatorsResult& result) const {
+    const EventTable& e = trace_.events;
+    const EventIndex owner = e.owner_op[i];
+    const bool by_id = !trace_.stats.external_id_is_correlation && e.external_id[i] >= 0 &&
+                       e.external_id[owner] == e.external_id[i];
+    (by_id ? result.attributed_by_external_id : result.attributed_through_launch_call) += 1;
+  }
+
+  void add_to_row(EventIndex i, bool unattributed) {
+    const EventTable& e = trace_.events;
+    auto [entry, inserted] = row_of_name_.try_emplace(e.name[i], rows_.size());
+    if (inserted) {
+      DeviceActivityRow row;
+      row.name = std::string(trace_.name_of(i));
+      row.event_class = e.event_class[i];
+      row.min_device_ns = e.dur_ns[i];
+      row.max_device_ns = e.dur_ns[i];
+      rows_.push_back(std::move(row));
+    }
+    DeviceActivityRow& row = rows_[entry->second];
+    ++row.count;
+    row.device_ns += e.dur_ns[i];
+    row.min_device_ns = std::min(row.min_device_ns, e.dur_ns[i]);
+    row.max_device_ns = std::max(row.max_device_ns, e.dur_ns[i]);
+    row.unattributed_count += unattributed ? 1 : 0;
+  }
+
+  void finish_rows(OperatorsResult& result) {
+    std::int64_t total = 0;
+    for (const DeviceActivityRow& row : rows_) total += row.device_ns;
+    for (DeviceActivityRow& row : rows_) {
+      row.avg_device_ns = average(row.device_ns, row.count);
+      row.device_share = share(row.device_ns, total);
+    }
+    std::sort(rows_.begin(), rows_.end(),
+              [](const DeviceActivityRow& a, const DeviceActivityRow& b) {
+                return a.device_ns != b.device_ns ? a.device_ns > b.device_ns : a.name < b.name;
+              });
+    result.device_rows = std::move(rows_);
+  }
+
+  const Trace& trace_;
+  const OpTree& tree_;
+  const Scope& scope_;
+  std::vector<NodeTimes>& times_;
+  std::unordered_map<StringId, std::size_t> row_of_name_;
+  std::vector<DeviceActivityRow> rows_;
+};
+
+// Children come after parents: walking backwards, totals flow up to each merged node.
+void roll_up(const Trace& trace, const OpTree& tree, std::vector<NodeTimes>& times) {
+  const EventTable& e = trace.events;
+  for (EventIndex i = static_cast<EventIndex>(e.size()) - 1; i >= 0; --i) {
+    if (tree.kept[i] == 0 || tree.node[i] != i) continue;
     times[i].total_device += times[i].self_device;
-    const EventIndex up = tree.up[i] == kNoEvent ? kNoEvent : tree.target[tree.up[i]];
-    if (up == kNoEvent) continue;
+    if (tree.up[i] == kNoEvent) continue;
+    const EventIndex up = tree.node[tree.up[i]];
     times[up].children_cpu += e.dur_ns[i];
     times[up].total_device += times[i].total_device;
   }
-  std::unordered_map<std::string, std::size_t> row_of;
-  for (EventIndex i = 0; i < n; ++i) {
-    if (!tree.kept[i] || tree.target[i] != i || !in_scope(e.start_ns[i])) continue;
-    std::string key(trace.name_of(i));
-    const EventArgs* args = trace.args_of(i);
-    std::string dims;
-    std::string types;
-    if (options.group_by_input_shape && args != nullptr) {
-      dims = std::string(trace.strings.view(args->input_dims));
-      types = std::string(trace.strings.view(args->input_types));
-      key += '\x1f' + dims + '\x1f' + types;
-    }
-    auto [entry, inserted] = row_of.try_emplace(key, table.rows.size());
-    if (inserted) {
-      OperatorRow row;
-      row.name = std::string(trace.name_of(i));
-      row.input_dims = std::move(dims);
-      row.input_types = std::move(types);
-      row.event_class = e.event_class[i];
-      table.rows.push_back(std::move(row));
-    }
-    OperatorRow& row = table.rows[entry->second];
-    const std::int64_t self_cpu = std::max<std::int64_t>(e.dur_ns[i] - times[i].children_cpu, 0);
+}
+
+struct RowKey {
+  StringId name;
+  StringId dims;
+  StringId types;
+  bool operator==(const RowKey&) const = default;
+};
+
+struct RowKeyHash {
+  std::size_t operator()(const RowKey& k) const {
+    const std::uint64_t a = (static_cast<std::uint64_t>(k.name) << 32) ^ k.dims;
+    return std::hash<std::uint64_t>{}(a * 0x9E3779B97F4A7C15ULL ^ k.types);
+  }
+};
+
+class RowBuilder {
+ public:
+  RowBuilder(const Trace& trace, bool by_shape) : trace_(trace), by_shape_(by_shape) {}
+
+  void add(EventIndex i, const NodeTimes& times, OperatorsResult& result) {
+    const EventTable& e = trace_.events;
+    OperatorRow& row = row_for(i);
+    const std::int64_t self_cpu = std::max<std::int64_t>(e.dur_ns[i] - times.children_cpu, 0);
     ++row.calls;
     row.total_cpu_ns += e.dur_ns[i];
     row.self_cpu_ns += self_cpu;
-    row.self_device_ns += times[i].self_device;
-    row.total_device_ns += times[i].total_device;
-    row.device_activities += times[i].activities;
-    table.self_cpu_total_ns += self_cpu;
-    table.attributed_device_ns += times[i].self_device;
+    row.self_device_ns += times.self_device;
+    row.total_device_ns += times.total_device;
+    row.device_activities += times.activities;
+    result.self_cpu_total_ns += self_cpu;
+    result.attributed_device_ns += times.self_device;
   }
-  for (OperatorRow& row : table.rows) {
-    if (table.self_cpu_total_ns > 0) {
-      row.self_cpu_share =
-          static_cast<double>(row.self_cpu_ns) / static_cast<double>(table.self_cpu_total_ns);
+
+  std::vector<OperatorRow> take() { return std::move(rows_); }
+
+ private:
+  OperatorRow& row_for(EventIndex i) {
+    const EventArgs* args = by_shape_ ? trace_.args_of(i) : nullptr;
+    const RowKey key{trace_.events.name[i], args ? args->input_dims : 0,
+                     args ? args->input_types : 0};
+    auto [entry, inserted] = row_of_.try_emplace(key, rows_.size());
+    if (inserted) {
+      OperatorRow row;
+      row.name = std::string(trace_.strings.view(key.name));
+      row.input_dims = std::string(trace_.strings.view(key.dims));
+      row.input_types = std::string(trace_.strings.view(key.types));
+      row.event_class = trace_.events.event_class[i];
+      rows_.push_back(std::move(row));
     }
-    if (table.attributed_device_ns > 0) {
-      row.self_device_share =
-          static_cast<double>(row.self_device_ns) / static_cast<double>(table.attributed_device_ns);
-    }
+    return rows_[entry->second];
   }
-  std::sort(table.rows.begin(), table.rows.end(), [](const OperatorRow& a, const OperatorRow& b) {
+
+  const Trace& trace_;
+  bool by_shape_;
+  std::unordered_map<RowKey, std::size_t, RowKeyHash> row_of_;
+  std::vector<OperatorRow> rows_;
+};
+
+OperatorRow unattributed_row(const OperatorsResult& result) {
+  OperatorRow row;
+  row.name = "[unattributed]";
+  row.event_class = EventClass::kKernel;
+  row.unattributed = true;
+  row.calls = result.unattributed_activities;
+  row.self_device_ns = result.unattributed_device_ns;
+  row.total_device_ns = result.unattributed_device_ns;
+  row.device_activities = result.unattributed_activities;
+  return row;
+}
+
+void finish_rows(OperatorsResult& result) {
+  if (result.unattributed_activities > 0) result.rows.push_back(unattributed_row(result));
+  result.device_total_ns = result.attributed_device_ns + result.unattributed_device_ns;
+  result.attributed_device_share = share(result.attributed_device_ns, result.device_total_ns);
+  for (OperatorRow& row : result.rows) {
+    row.avg_self_cpu_ns = average(row.self_cpu_ns, row.calls);
+    row.avg_total_cpu_ns = average(row.total_cpu_ns, row.calls);
+    row.avg_self_device_ns = average(row.self_device_ns, row.calls);
+    row.avg_total_device_ns = average(row.total_device_ns, row.calls);
+    row.self_cpu_share = share(row.self_cpu_ns, result.self_cpu_total_ns);
+    row.self_device_share = share(row.self_device_ns, result.device_total_ns);
+  }
+  std::sort(result.rows.begin(), result.rows.end(), [](const OperatorRow& a, const OperatorRow& b) {
     if (a.self_device_ns != b.self_device_ns) return a.self_device_ns > b.self_device_ns;
     if (a.self_cpu_ns != b.self_cpu_ns) return a.self_cpu_ns > b.self_cpu_ns;
     return a.name < b.name;
   });
-  const std::int64_t device_total = table.attributed_device_ns + table.unattributed_device_ns;
-  if (device_total > 0) {
-    table.attributed_device_share =
-        static_cast<double>(table.attributed_device_ns) / static_cast<double>(device_total);
+}
+
+}  // namespace
+
+OperatorsResult compute_operators(const Trace& trace, const StepsResult& steps,
+                                  const AnalysisOptions& options) {
+  OperatorsResult result;
+  result.grouped_by_input_shape = options.group_by_input_shape;
+  const Scope scope = scope_of(steps);
+  result.scope = scope.range;
+  const OpTree tree = build_tree(trace);
+  result.merged_single_children = tree.merged;
+  std::vector<NodeTimes> times(trace.events.size());
+  DeviceAttribution(trace, tree, scope, times).run(result);
+  roll_up(trace, tree, times);
+  RowBuilder rows(trace, options.group_by_input_shape);
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    if (tree.kept[i] == 0 || tree.node[i] != i) continue;
+    if (!scope.contains(trace.events.start_ns[i])) {
+      ++result.ops_outside_scope;
+      continue;
+    }
+    rows.add(i, times[i], result);
   }
-  table.applicable = !table.rows.empty();
-  if (!table.applicable) table.not_applicable_reason = "no host ops";
-  return table;
+  result.rows = rows.take();
+  finish_rows(result);
+  result.applicable = !result.rows.empty();
+  if (!result.applicable) result.not_applicable_reason = "no host ops";
+  return result;
 }
 
 }  // namespace stepscope

@@ -9,6 +9,7 @@
 #include "render/json/launches_json.h"
 #include "render/json/operators_json.h"
 #include "render/json/phases_json.h"
+#include "render/json/queue_length_json.h"
 #include "render/json/step_breakdown_json.h"
 #include "render/json/steps_json.h"
 #include "render/json_writer.h"
@@ -92,6 +93,8 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.analyses.operators);
   json.key("launches");
   render::write_json(json, rank.analyses.launches);
+  json.key("queue_length");
+  render::write_json(json, rank.analyses.queue_length);
   json.key("gpu_metrics");
   render::write_json(json, rank.analyses.gpu_metrics);
   json.end_object();

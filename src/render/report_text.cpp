@@ -11,6 +11,7 @@
 #include "render/terminal/launches_text.h"
 #include "render/terminal/operators_text.h"
 #include "render/terminal/phases_text.h"
+#include "render/terminal/queue_length_text.h"
 #include "render/terminal/step_breakdown_text.h"
 #include "render/terminal/steps_text.h"
 #include "render/text_format.h"
@@ -80,6 +81,7 @@ std::string render_text(const Report& report, int top) {
     }
     out += render::render_text(rank.analyses.operators, top);
     out += render::render_text(rank.analyses.launches, top);
+    out += render::render_text(rank.analyses.queue_length, top);
     out += render::render_text(rank.analyses.gpu_metrics, top);
   }
   return out;

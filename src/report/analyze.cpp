@@ -26,6 +26,7 @@ RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   rank.idle = compute_idle_time(trace, rank.steps, options);
   rank.bandwidth = compute_collective_bandwidth(trace, rank.steps, options);
   rank.launches = compute_launches(trace, rank.steps, options);
+  rank.queue_length = compute_queue_length(trace, rank.steps, options);
   rank.operators = compute_operators(trace, rank.steps, options);
   return rank;
 }

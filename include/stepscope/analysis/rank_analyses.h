@@ -9,6 +9,7 @@
 #include "stepscope/analysis/launches.h"
 #include "stepscope/analysis/operators.h"
 #include "stepscope/analysis/phases.h"
+#include "stepscope/analysis/queue_length.h"
 #include "stepscope/analysis/step_breakdown.h"
 #include "stepscope/analysis/steps.h"
 #include "stepscope/trace.h"
@@ -27,8 +28,9 @@ struct RankAnalyses {
   KernelBreakdownResult kernels;
   IdleTimeResult idle;
   CollectiveBandwidthResult bandwidth;
-  LaunchResult launches;
-  OperatorTable operators;
+  LaunchesResult launches;
+  QueueLengthResult queue_length;
+  OperatorsResult operators;
 };
 
 // Runs every analysis on one rank.

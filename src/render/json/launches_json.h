@@ -5,6 +5,6 @@
 
 namespace stepscope::render {
 
-void write_json(JsonWriter& json, const LaunchResult& launches);
+void write_json(JsonWriter& json, const LaunchesResult& launches);
 
 }  // namespace stepscope::render

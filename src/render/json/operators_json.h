@@ -5,6 +5,6 @@
 
 namespace stepscope::render {
 
-void write_json(JsonWriter& json, const OperatorTable& table);
+void write_json(JsonWriter& json, const OperatorsResult& operators);
 
 }  // namespace stepscope::render

@@ -6,6 +6,7 @@
 
 namespace stepscope::render {
 
-std::string render_text(const LaunchResult& launches, int top);
+// One row per launch class that occurs; `top` is unused (four classes at most).
+std::string render_text(const LaunchesResult& launches, int top);
 
 }  // namespace stepscope::render

@@ -2,42 +2,79 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "render/text_format.h"
 
 namespace stepscope::render {
 
-std::string render_text(const OperatorTable& table, int top) {
-  std::string out = heading("Operators (like key_averages; window = kept steps)");
-  if (!table.applicable) {
-    out += fmt::format("  not applicable: {}\n", table.not_applicable_reason);
-    return out;
+namespace {
+
+std::string count(std::int64_t n) { return format_count(static_cast<std::uint64_t>(n)); }
+
+std::string op_table(const OperatorsResult& operators, std::size_t limit) {
+  TextTable table;
+  table.add_column("op", true);
+  if (operators.grouped_by_input_shape) table.add_column("input dims", true);
+  for (const char* column : {"calls", "self CPU", "total CPU", "CPU avg", "self device",
+                             "total device", "self device share"}) {
+    table.add_column(column);
   }
-  TextTable rows;
-  rows.add_column("op", true);
-  if (table.grouped_by_input_shape) rows.add_column("input dims", true);
-  for (const char* column :
-       {"calls", "self CPU", "total CPU", "self device", "total device", "self device share"}) {
-    rows.add_column(column);
-  }
-  const auto limit = static_cast<std::size_t>(std::max(top, 1));
-  for (std::size_t r = 0; r < table.rows.size() && r < limit; ++r) {
-    const OperatorRow& row = table.rows[r];
+  for (std::size_t r = 0; r < operators.rows.size() && r < limit; ++r) {
+    const OperatorRow& row = operators.rows[r];
     std::vector<std::string> cells = {printable(row.name, 50)};
-    if (table.grouped_by_input_shape) cells.push_back(printable(row.input_dims, 30));
+    if (operators.grouped_by_input_shape) cells.push_back(printable(row.input_dims, 30));
     for (std::string cell :
-         {format_count(static_cast<std::uint64_t>(row.calls)), format_ms(row.self_cpu_ns),
-          format_ms(row.total_cpu_ns), format_ms(row.self_device_ns),
-          format_ms(row.total_device_ns), format_percent(row.self_device_share)}) {
+         {count(row.calls), format_duration(row.self_cpu_ns), format_duration(row.total_cpu_ns),
+          format_duration(row.avg_total_cpu_ns), format_duration(row.self_device_ns),
+          format_duration(row.total_device_ns), format_percent(row.self_device_share)}) {
       cells.push_back(std::move(cell));
     }
-    rows.add_row(std::move(cells));
+    table.add_row(std::move(cells));
   }
-  out += rows.render();
-  out += fmt::format(
-      "  device time attributed to ops: {} ({}); unattributed: {} in {} activities\n",
-      format_ms(table.attributed_device_ns), format_percent(table.attributed_device_share),
-      format_ms(table.unattributed_device_ns),
-      format_count(static_cast<std::uint64_t>(table.unattributed_activities)));
+  return table.render();
+}
+
+std::string device_table(const OperatorsResult& operators, std::size_t limit) {
+  TextTable table;
+  table.add_column("device activity", true);
+  for (const char* column : {"count", "device time", "avg", "max", "share", "unattributed"}) {
+    table.add_column(column);
+  }
+  for (std::size_t r = 0; r < operators.device_rows.size() && r < limit; ++r) {
+    const DeviceActivityRow& row = operators.device_rows[r];
+    table.add_row({printable(row.name, 60), count(row.count), format_duration(row.device_ns),
+                   format_duration(row.avg_device_ns), format_duration(row.max_device_ns),
+                   format_percent(row.device_share), count(row.unattributed_count)});
+  }
+  return table.render();
+}
+
+}  // namespace
+
+std::string render_text(const OperatorsResult& operators, int top) {
+  std::string out = heading(operators.scope ? "Operators (like key_averages; ops starting in the "
+                                              "step window)"
+                                            : "Operators (like key_averages; whole trace)");
+  if (!operators.applicable) {
+    out += fmt::format("  not applicable: {}\n", operators.not_applicable_reason);
+    return out;
+  }
+  const auto limit = static_cast<std::size_t>(std::max(top, 1));
+  out += op_table(operators, limit);
+  if (!operators.device_rows.empty()) {
+    out += device_table(operators, limit);
+    out += fmt::format(
+        "  device time attributed to ops: {} of {} ({}); unattributed: {} in {} activities\n",
+        format_duration(operators.attributed_device_ns), format_duration(operators.device_total_ns),
+        format_percent(operators.attributed_device_share),
+        format_duration(operators.unattributed_device_ns),
+        count(operators.unattributed_activities));
+  }
+  if (operators.ops_outside_scope > 0) {
+    out += fmt::format("  {} ops start outside the step window and are not counted\n",
+                       count(operators.ops_outside_scope));
+  }
   return out;
 }
 

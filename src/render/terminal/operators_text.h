@@ -6,6 +6,7 @@
 
 namespace stepscope::render {
 
-std::string render_text(const OperatorTable& table, int top);
+// The top `top` op rows and device-activity rows, with the attributed share of device time.
+std::string render_text(const OperatorsResult& operators, int top);
 
 }  // namespace stepscope::render
