@@ -679,14 +679,17 @@ TEST(HtaConformance, RoundingOffValuesFromTheNotes) {
     EXPECT_NEAR(us(rank.temporal.compute_ns), row.compute, 0.001) << row.folder;
     EXPECT_NEAR(us(rank.temporal.non_compute_ns), row.non_compute, 0.001) << row.folder;
     for (const auto& [label, sum] : row.classes) {
+      // A named copy: clang before 16 cannot capture structured bindings in a lambda.
+      const auto& wanted_label = label;
       auto found = std::find_if(report.kernel_classes.begin(), report.kernel_classes.end(),
-                                [&](const hta::ClassLabel& c) { return c.label == label; });
+                                [&](const hta::ClassLabel& c) { return c.label == wanted_label; });
       ASSERT_NE(found, report.kernel_classes.end()) << row.folder << " " << label;
       EXPECT_NEAR(us(found->sum_ns), sum, 0.001) << row.folder << " " << label;
     }
     for (const auto& [stream, waits] : row.idle_host_kernel) {
+      const auto wanted_stream = stream;
       auto found = std::find_if(rank.idle.begin(), rank.idle.end(),
-                                [&](const hta::IdleStream& s) { return s.stream == stream; });
+                                [&](const hta::IdleStream& s) { return s.stream == wanted_stream; });
       ASSERT_NE(found, rank.idle.end()) << row.folder << " stream " << stream;
       EXPECT_NEAR(us(found->host_wait_ns), waits.first, 0.001) << row.folder;
       EXPECT_NEAR(us(found->kernel_wait_ns), waits.second, 0.001) << row.folder;
