@@ -9,7 +9,6 @@ namespace stepscope {
 
 namespace {
 
-
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }

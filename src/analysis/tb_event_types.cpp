@@ -8,10 +8,7 @@
 
 namespace stepscope::tb {
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 bool is_legacy_python(const Trace& trace, EventIndex i) {
   return trace.events.event_class[i] == EventClass::kPython &&

@@ -35,7 +35,6 @@ constexpr std::array<std::string_view, 18> kTbPatterns = {
 constexpr std::array<std::string_view, 7> kExtendedPatterns = {"tensorop", "wgmma", "gmma", "nvjet",
                                                                "xmma",     "fmha",  "flash"};
 
-
 }  // namespace
 
 std::optional<TensorCoreMatch> match_tb_tensor_core(std::string_view kernel_name) {

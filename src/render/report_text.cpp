@@ -1,9 +1,9 @@
 // The compact terminal report of `stepscope analyze`.
 #include <fmt/core.h>
 
+#include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
-#include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/gpu_temporal_text.h"
 #include "render/terminal/hta_text.h"
 #include "render/terminal/idle_time_text.h"

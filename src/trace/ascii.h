@@ -7,7 +7,9 @@
 
 namespace stepscope {
 
-constexpr char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+constexpr char ascii_lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+}
 
 // `lower_needle` must be lower case already.
 inline bool contains_ignoring_case(std::string_view text, std::string_view lower_needle) {

@@ -10,7 +10,6 @@ namespace stepscope {
 
 namespace {
 
-
 bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() &&
          equals_ignoring_case(text.substr(text.size() - suffix.size()), suffix);

@@ -688,8 +688,9 @@ TEST(HtaConformance, RoundingOffValuesFromTheNotes) {
     }
     for (const auto& [stream, waits] : row.idle_host_kernel) {
       const auto wanted_stream = stream;
-      auto found = std::find_if(rank.idle.begin(), rank.idle.end(),
-                                [&](const hta::IdleStream& s) { return s.stream == wanted_stream; });
+      auto found = std::find_if(rank.idle.begin(), rank.idle.end(), [&](const hta::IdleStream& s) {
+        return s.stream == wanted_stream;
+      });
       ASSERT_NE(found, rank.idle.end()) << row.folder << " stream " << stream;
       EXPECT_NEAR(us(found->host_wait_ns), waits.first, 0.001) << row.folder;
       EXPECT_NEAR(us(found->kernel_wait_ns), waits.second, 0.001) << row.folder;
