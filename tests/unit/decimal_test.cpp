@@ -50,3 +50,15 @@ TEST(MicrosecondsLiteral, IntegerLiteralDetection) {
 
 }  // namespace
 }  // namespace stepscope::kineto
+
+namespace stepscope::kineto {
+namespace {
+
+TEST(MicrosecondsLiteral, LongFractionsTakeTheExactPath) {
+  // Found by fuzz_kineto_json: the fast path overflowed on many decimals.
+  EXPECT_EQ(microseconds_literal_to_ns("9999999.99999999999999999999999999"), 10000000000LL);
+  EXPECT_EQ(microseconds_literal_to_ns("1.0001"), 1000);
+}
+
+}  // namespace
+}  // namespace stepscope::kineto

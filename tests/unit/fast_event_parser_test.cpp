@@ -165,3 +165,30 @@ TEST(FastEventParser, AgreesOnRandomMutationsOfARealEvent) {
 
 }  // namespace
 }  // namespace stepscope::kineto
+
+namespace stepscope::kineto {
+namespace {
+
+TEST(FastEventParser, DeclinesRawControlCharacters) {
+  // Found by fuzz_event_parsers: simdjson refuses a raw NUL in a key.
+  EXPECT_FALSE(fast_accepts(std::string("{\"trac\0eEvents\": []}", 20)));
+  EXPECT_FALSE(fast_accepts("{\"name\":\"a\tb\"}"));
+  EXPECT_TRUE(fast_accepts("{\"name\":\"ab\",\n\t\"ph\":\"X\"}"));
+}
+
+}  // namespace
+}  // namespace stepscope::kineto
+
+namespace stepscope::kineto {
+namespace {
+
+TEST(FastEventParser, LeavesOddNumbersAndBrokenSkippedValuesToSimdjson) {
+  // Found by fuzz_event_parsers: simdjson refuses these, so the fast path must decline them.
+  EXPECT_FALSE(fast_accepts(R"({"args":{"warps per SM":0.0E00999299999999002999}})"));
+  EXPECT_FALSE(fast_accepts(R"({"args":{"x":[1 2]}})"));
+  EXPECT_FALSE(fast_accepts(R"({"args":{"x":{"a" 1}}})"));
+  EXPECT_TRUE(fast_accepts(R"({"args":{"warps per SM":12.5e-1,"x":{"a":[1,{"b":null}]}}})"));
+}
+
+}  // namespace
+}  // namespace stepscope::kineto

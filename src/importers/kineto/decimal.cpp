@@ -90,8 +90,10 @@ std::optional<std::int64_t> fast_microseconds(std::string_view literal) {
   if (literal[i] != '.') return std::nullopt;
   const std::size_t fraction_start = ++i;
   std::int64_t fraction = 0;
-  while (i < literal.size() && is_digit(literal[i]))
+  // Three decimals at most here; longer fractions take the exact path (and cannot overflow).
+  while (i < literal.size() && is_digit(literal[i]) && i - fraction_start < 4) {
     fraction = fraction * 10 + (literal[i++] - '0');
+  }
   const std::size_t digits = i - fraction_start;
   if (i != literal.size() || digits == 0 || digits > 3) return std::nullopt;
   static constexpr std::int64_t kScale[] = {1000, 100, 10, 1};

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstring>
@@ -17,27 +18,6 @@ namespace stepscope::kineto {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-// Brackets nest and pair by kind (`[` with `]`, `{` with `}`), strings aside. The bracket
-// scanner only counts depth, and simdjson refuses `{[1]]`.
-bool brackets_pair(std::string_view raw) {
-  char stack[kMaxContainerDepth + 1];
-  std::size_t depth = 0;
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    const char c = raw[i];
-    if (c == '"') {
-      for (++i; i < raw.size() && raw[i] != '"'; ++i) {
-        if (raw[i] == '\\') ++i;
-      }
-    } else if (c == '[' || c == '{') {
-      if (depth > kMaxContainerDepth) return false;
-      stack[depth++] = c == '[' ? ']' : '}';
-    } else if (c == ']' || c == '}') {
-      if (depth == 0 || stack[--depth] != c) return false;
-    }
-  }
-  return depth == 0;
-}
 
 // A cursor over one event's text; every read either succeeds or declines the whole event.
 class Cursor {
@@ -77,6 +57,10 @@ class Cursor {
         ++backslashes;
       }
       if (std::memchr(at_, '\\', static_cast<std::size_t>(q - at_)) != nullptr) escaped = true;
+      // JSON forbids raw control characters in strings, and simdjson refuses them.
+      if (std::any_of(at_, q, [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+        return false;
+      }
       at_ = q + 1;
       if (backslashes % 2 == 0) {
         text = std::string_view(begin, static_cast<std::size_t>(q - begin));
@@ -106,23 +90,29 @@ class Cursor {
     return error == std::errc() && stop == token.data() + token.size();
   }
   bool real(double& value) {
+    // Long literals (huge exponents, dozens of digits) are left to simdjson's number parser,
+    // which refuses some that from_chars would read.
+    constexpr std::size_t kLongestPlainReal = 24;
     std::string_view token;
-    if (!number_token(token)) return false;
+    constexpr std::size_t kLongestExponent = 3;
+    if (!number_token(token) || token.size() > kLongestPlainReal) return false;
+    if (const std::size_t e = token.find_first_of("eE"); e != std::string_view::npos) {
+      std::string_view exponent = token.substr(e + 1);
+      if (!exponent.empty() && (exponent[0] == '+' || exponent[0] == '-'))
+        exponent.remove_prefix(1);
+      if (exponent.size() > kLongestExponent) return false;
+    }
     const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
     return error == std::errc() && stop == token.data() + token.size();
   }
-  // A container's raw text, brackets included.
+  // A container's raw text, brackets included, after checking its whole grammar.
   bool container(std::string_view& raw) {
     skip_spaces();
     if (at_ >= end_ || (*at_ != '[' && *at_ != '{')) return false;
-    const std::size_t length = find_container_end(at_, static_cast<std::size_t>(end_ - at_));
-    if (length == kContainerIncomplete || length == kContainerUnbalanced ||
-        length == kContainerTooDeep) {
-      return false;
-    }
-    raw = std::string_view(at_, length);
-    at_ += length;
-    return brackets_pair(raw);
+    const char* begin = at_;
+    if (!skip_value(0)) return false;
+    raw = std::string_view(begin, static_cast<std::size_t>(at_ - begin));
+    return true;
   }
   bool literal(std::string_view word) {
     skip_spaces();
@@ -133,8 +123,9 @@ class Cursor {
     at_ += word.size();
     return true;
   }
-  // Skips any value; strings, numbers and literals are checked, containers only balanced.
-  bool skip_value() {
+  // Skips any value, checking its grammar as a JSON parser would (simdjson refuses what this
+  // refuses, so the fast path never accepts an event simdjson would not).
+  bool skip_value(std::size_t depth) {
     switch (peek()) {
       case '"': {
         std::string_view ignored;
@@ -142,10 +133,9 @@ class Cursor {
         return string(ignored, escaped);
       }
       case '{':
-      case '[': {
-        std::string_view ignored;
-        return container(ignored);
-      }
+        return depth < kMaxContainerDepth && skip_object(depth + 1);
+      case '[':
+        return depth < kMaxContainerDepth && skip_array(depth + 1);
       case 't':
         return literal("true");
       case 'f':
@@ -158,8 +148,30 @@ class Cursor {
       }
     }
   }
+  bool skip_value() { return skip_value(0); }
 
  private:
+  bool skip_object(std::size_t depth) {
+    consume('{');
+    if (peek() == '}') return consume('}');
+    for (;;) {
+      std::string_view key;
+      bool escaped = false;
+      if (!string(key, escaped) || !consume(':') || !skip_value(depth)) return false;
+      if (consume(',')) continue;
+      return consume('}');
+    }
+  }
+  bool skip_array(std::size_t depth) {
+    consume('[');
+    if (peek() == ']') return consume(']');
+    for (;;) {
+      if (!skip_value(depth)) return false;
+      if (consume(',')) continue;
+      return consume(']');
+    }
+  }
+
   const char* at_;
   const char* end_;
 };
@@ -350,6 +362,12 @@ bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
 bool fast_parse_event(const char* text, std::size_t length, RawEvent& out) {
   // simdjson validates UTF-8 as part of its parse; the fast path must refuse the same inputs.
   if (!simdjson::validate_utf8(text, length)) return false;
+  // Control characters other than whitespace are invalid anywhere in JSON.
+  const auto invalid_control = [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 && c != ' ' && c != '\n' && c != '\r' && c != '\t';
+  };
+  if (std::any_of(text, text + length, invalid_control)) return false;
   Cursor cursor(text, length);
   const bool parsed = object(cursor, [&](std::string_view key) { return field(cursor, key, out); });
   return parsed && cursor.at_end();
