@@ -220,6 +220,10 @@ void finish_totals(PhasesResult& result) {
 
 }  // namespace
 
+std::optional<Phase> phase_of_marker(const Trace& trace, EventIndex event) {
+  return marker_phase(trace, event);
+}
+
 std::string_view to_string(Phase phase) {
   switch (phase) {
     case Phase::kForward:

@@ -7,6 +7,7 @@
 #include "render/json/idle_time_json.h"
 #include "render/json/kernel_breakdown_json.h"
 #include "render/json/launches_json.h"
+#include "render/json/memory_json.h"
 #include "render/json/operators_json.h"
 #include "render/json/phases_json.h"
 #include "render/json/queue_length_json.h"
@@ -97,6 +98,8 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.analyses.queue_length);
   json.key("gpu_metrics");
   render::write_json(json, rank.analyses.gpu_metrics);
+  json.key("memory");
+  render::write_json(json, trace, rank.analyses.memory);
   json.end_object();
 }
 

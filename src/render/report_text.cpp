@@ -9,6 +9,7 @@
 #include "render/terminal/idle_time_text.h"
 #include "render/terminal/kernel_breakdown_text.h"
 #include "render/terminal/launches_text.h"
+#include "render/terminal/memory_text.h"
 #include "render/terminal/operators_text.h"
 #include "render/terminal/phases_text.h"
 #include "render/terminal/queue_length_text.h"
@@ -83,6 +84,7 @@ std::string render_text(const Report& report, int top) {
     out += render::render_text(rank.analyses.launches, top);
     out += render::render_text(rank.analyses.queue_length, top);
     out += render::render_text(rank.analyses.gpu_metrics, top);
+    out += render::render_text(*rank.analyses.trace, rank.analyses.memory, top);
   }
   return out;
 }

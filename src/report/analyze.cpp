@@ -28,6 +28,7 @@ RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   rank.launches = compute_launches(trace, rank.steps, options);
   rank.queue_length = compute_queue_length(trace, rank.steps, options);
   rank.operators = compute_operators(trace, rank.steps, options);
+  rank.memory = compute_memory_curve(trace, rank.steps, options.top);
   return rank;
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,5 +68,8 @@ struct PhasesResult {
 // the steps (compat-tb: tb_plugin's); the phases themselves have no peer to reproduce.
 PhasesResult compute_phases(const Trace& trace, const StepsResult& steps,
                             const AnalysisOptions& options);
+
+// The phase an event marks when it is one of the markers above, else nullopt.
+[[nodiscard]] std::optional<Phase> phase_of_marker(const Trace& trace, EventIndex event);
 
 }  // namespace stepscope

@@ -7,6 +7,7 @@
 #include "stepscope/analysis/idle_time.h"
 #include "stepscope/analysis/kernel_breakdown.h"
 #include "stepscope/analysis/launches.h"
+#include "stepscope/analysis/memory_curve.h"
 #include "stepscope/analysis/operators.h"
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/queue_length.h"
@@ -31,6 +32,7 @@ struct RankAnalyses {
   LaunchesResult launches;
   QueueLengthResult queue_length;
   OperatorsResult operators;
+  MemoryCurveResult memory;
 };
 
 // Runs every analysis on one rank.

@@ -24,26 +24,11 @@ constexpr std::int64_t kMinGrowthPerStep = 1 << 20;
 constexpr std::size_t kMinSteps = 3;
 constexpr double kChurnThresholdShare = 0.01;
 
-// Total Allocated of a device at each kept step's start: the last record before it, or, when
-// the profiler started inside the first step, the state just before that step's first record.
-std::vector<std::int64_t> allocated_at_step_starts(const Trace& trace, const StepsResult& steps,
-                                                   std::int16_t device) {
-  const MemoryTable& m = trace.memory;
+// Total Allocated of a device at each kept step's start (memory curve, host spans).
+std::vector<std::int64_t> allocated_at_step_starts(const DeviceMemory& device) {
   std::vector<std::int64_t> out;
-  for (const Step* step : steps.kept()) {
-    std::int64_t value = -1;
-    std::size_t r = 0;
-    for (; r < m.size() && m.time_ns[r] <= step->start_ns; ++r) {
-      if (m.device_type[r] == 1 && m.device_id[r] == device && m.total_allocated[r] >= 0) {
-        value = m.total_allocated[r];
-      }
-    }
-    for (; value < 0 && r < m.size() && m.time_ns[r] < step->end_ns; ++r) {
-      if (m.device_type[r] == 1 && m.device_id[r] == device && m.total_allocated[r] >= 0) {
-        value = m.total_allocated[r] - m.bytes[r];
-      }
-    }
-    out.push_back(value);
+  for (const StepMemory& step : device.steps) {
+    if (step.kept) out.push_back(step.allocated_at_start);
   }
   return out;
 }
@@ -92,17 +77,6 @@ std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, std::int16_
   return refs;
 }
 
-std::vector<std::int16_t> gpu_devices(const MemoryTable& m) {
-  std::vector<std::int16_t> devices;
-  for (std::size_t r = 0; r < m.size(); ++r) {
-    if (m.device_type[r] == 1 &&
-        std::find(devices.begin(), devices.end(), m.device_id[r]) == devices.end()) {
-      devices.push_back(m.device_id[r]);
-    }
-  }
-  return devices;
-}
-
 Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
                        const std::vector<std::int64_t>& allocated) {
   const Trace& trace = *rank.trace;
@@ -149,17 +123,12 @@ constexpr double kReservedRatio = 2.0;
 constexpr std::int64_t kMinUnusedBytes = std::int64_t{1} << 30;
 
 // At the device's allocation peak, memory the caching allocator reserves but no tensor uses.
-std::optional<Finding> reserved_unused(const RankAnalyses& rank, std::int16_t device) {
+std::optional<Finding> reserved_unused(const RankAnalyses& rank, const DeviceMemory& device) {
   const Trace& trace = *rank.trace;
-  const MemoryTable& m = trace.memory;
-  std::size_t peak = m.size();
-  for (std::size_t r = 0; r < m.size(); ++r) {
-    if (m.device_type[r] != 1 || m.device_id[r] != device || m.total_reserved[r] < 0) continue;
-    if (peak == m.size() || m.total_allocated[r] > m.total_allocated[peak]) peak = r;
-  }
-  if (peak == m.size() || m.total_allocated[peak] <= 0) return std::nullopt;
-  const std::int64_t allocated = m.total_allocated[peak];
-  const std::int64_t reserved = m.total_reserved[peak];
+  const std::int16_t device_id = device.device_id;
+  const std::int64_t allocated = device.peak_allocated;
+  const std::int64_t reserved = device.reserved_at_peak;
+  if (allocated <= 0 || reserved < 0) return std::nullopt;
   if (static_cast<double>(reserved) < kReservedRatio * static_cast<double>(allocated) ||
       reserved - allocated < kMinUnusedBytes) {
     return std::nullopt;
@@ -170,7 +139,7 @@ std::optional<Finding> reserved_unused(const RankAnalyses& rank, std::int16_t de
   finding.part = StepPart::kWholeStep;
   finding.rank = trace.rank;
   finding.title = fmt::format("GPU {} reserves {:.2f} GiB more than its tensors use at the peak",
-                              device, static_cast<double>(reserved - allocated) / (1 << 30));
+                              device_id, static_cast<double>(reserved - allocated) / (1 << 30));
   finding.evidence.push_back(
       Evidence{"allocated at the peak", static_cast<double>(allocated) / (1 << 30), "GiB", {}});
   finding.evidence.push_back(
@@ -189,13 +158,17 @@ std::optional<Finding> reserved_unused(const RankAnalyses& rank, std::int16_t de
 }  // namespace
 
 std::vector<Finding> check_memory_growth(const RankAnalyses& rank) {
-  const Trace& trace = *rank.trace;
-  if (trace.memory.size() == 0 || rank.steps.kept().empty()) return {};
+  if (rank.steps.kept().empty()) return {};
   std::vector<Finding> findings;
-  for (std::int16_t device : gpu_devices(trace.memory)) {
-    const std::vector<std::int64_t> allocated = allocated_at_step_starts(trace, rank.steps, device);
-    if (rises_every_step(allocated)) findings.push_back(growth_finding(rank, device, allocated));
-    if (std::optional<Finding> unused = reserved_unused(rank, device)) findings.push_back(*unused);
+  for (const DeviceMemory& device : rank.memory.devices) {
+    if (device.device_type != 1) continue;  // CUDA memory only: host RSS has other causes
+    const std::vector<std::int64_t> allocated = allocated_at_step_starts(device);
+    if (rises_every_step(allocated)) {
+      findings.push_back(growth_finding(rank, device.device_id, allocated));
+    }
+    if (std::optional<Finding> unused = reserved_unused(rank, device)) {
+      findings.push_back(*unused);
+    }
   }
   return findings;
 }
