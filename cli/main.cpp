@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "analyze_command.h"
+#include "memory_command.h"
 #include "rules_command.h"
 
 int main(int argc, char** argv) {
@@ -14,6 +15,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   stepscope::cli::AnalyzeArguments analyze;
   stepscope::cli::add_analyze_command(app, analyze);
+  stepscope::cli::MemoryArguments memory;
+  stepscope::cli::add_memory_command(app, memory);
   stepscope::cli::RulesArguments rules;
   stepscope::cli::add_rules_command(app, rules);
   try {
@@ -28,6 +31,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("analyze")) return stepscope::cli::run_analyze(analyze);
+    if (app.got_subcommand("memory")) return stepscope::cli::run_memory(memory);
     if (app.got_subcommand("rules")) return stepscope::cli::run_rules(rules);
   } catch (const std::exception& e) {
     fmt::print(stderr, "stepscope: internal error: {}\n", e.what());

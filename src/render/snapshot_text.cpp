@@ -1,0 +1,125 @@
+// The terminal report of `stepscope memory`.
+#include <fmt/core.h>
+
+#include "render/text_format.h"
+#include "stepscope/snapshot_report.h"
+
+namespace stepscope {
+
+namespace {
+
+using render::format_bytes;
+using render::format_count;
+using render::format_percent;
+using render::printable;
+
+std::string count(std::int64_t n) { return format_count(static_cast<std::uint64_t>(n)); }
+
+std::string site_table(const MemorySnapshot& s, const std::vector<SiteBytes>& rows,
+                       std::string_view title) {
+  if (rows.empty()) return {};
+  render::TextTable table;
+  table.add_column(std::string(title), true);
+  table.add_column("bytes");
+  table.add_column("allocations");
+  for (const SiteBytes& row : rows) {
+    table.add_row(
+        {printable(describe_frame(s, row.site), 90), format_bytes(row.bytes), count(row.count)});
+  }
+  return table.render("    ");
+}
+
+std::string state_section(const MemorySnapshot& s, const SnapshotDevice& d) {
+  if (d.segments == 0) return {};
+  std::string out = render::heading(fmt::format("GPU {} when the snapshot was taken", d.device));
+  out += fmt::format("  reserved {} in {} segments ({} large, {} expandable); allocated {}",
+                     format_bytes(d.reserved_bytes), count(d.segments), count(d.large_segments),
+                     count(d.expandable_segments), format_bytes(d.allocated_bytes));
+  if (d.fragmentation) {
+    out += fmt::format("; reserved but not allocated {}", format_percent(*d.fragmentation));
+  }
+  out += "\n";
+  out += fmt::format("  blocks: {} ({} allocated, {} awaiting free, {} free)\n", count(d.blocks),
+                     count(d.blocks_by_state[0]), count(d.blocks_by_state[1]),
+                     count(d.blocks_by_state[2]));
+  if (d.inactive_fragmentation) {
+    out += fmt::format(
+        "  free inside segments: {}, the largest free block {} ({} of free memory is in smaller "
+        "pieces)\n",
+        format_bytes(d.inactive_bytes), format_bytes(d.largest_inactive_block),
+        format_percent(*d.inactive_fragmentation));
+  }
+  if (!d.largest_live_blocks.empty()) {
+    render::TextTable table;
+    table.add_column("largest live blocks");
+    table.add_column("allocated at", true);
+    for (const LiveBlockRow& row : d.largest_live_blocks) {
+      table.add_row({format_bytes(row.size), printable(describe_frame(s, row.site), 90)});
+    }
+    out += table.render("    ");
+  }
+  out += site_table(s, d.live_by_site, "live memory by allocation site");
+  return out;
+}
+
+std::string actions(const SnapshotDevice& d) {
+  std::string out;
+  for (std::size_t a = 0; a < d.entries_by_action.size(); ++a) {
+    if (d.entries_by_action[a] == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}", to_string(static_cast<SnapshotAction>(a)),
+                       count(d.entries_by_action[a]));
+  }
+  return out;
+}
+
+std::string trace_section(const MemorySnapshot& s, const SnapshotDevice& d) {
+  if (d.entries == 0) return {};
+  std::string out = render::heading(fmt::format("GPU {} allocation trace", d.device));
+  out += fmt::format("  {} entries ({})", count(d.entries), actions(d));
+  if (d.first_time_us != kAbsent && d.last_time_us != kAbsent) {
+    out +=
+        fmt::format(" over {}", render::format_duration((d.last_time_us - d.first_time_us) * 1000));
+  }
+  out += "\n";
+  out += fmt::format("  peak allocated {} at entry {}", format_bytes(d.peak_bytes),
+                     count(d.peak_entry));
+  if (d.peak_time_us != kAbsent && d.first_time_us != kAbsent) {
+    out += fmt::format(" ({} into the trace)",
+                       render::format_duration((d.peak_time_us - d.first_time_us) * 1000));
+  }
+  out += fmt::format("; {} was allocated before the trace began\n",
+                     format_bytes(d.allocated_before_trace));
+  out += site_table(s, d.peak_by_site, "live at the peak, by allocation site");
+  out += fmt::format("  never freed within the trace: {} in {} allocations\n",
+                     format_bytes(d.never_freed_bytes), count(d.never_freed));
+  out += site_table(s, d.never_freed_by_site, "never freed, by allocation site");
+  if (d.ooms > 0) {
+    out += fmt::format("  out of memory {} times", count(d.ooms));
+    if (d.last_oom_device_free != kAbsent) {
+      out +=
+          fmt::format("; the device had {} free at the last", format_bytes(d.last_oom_device_free));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_snapshot_text(const SnapshotReport& report, int /*top*/) {
+  const MemorySnapshot& s = *report.snapshot;
+  std::string out =
+      fmt::format("stepscope {} · memory snapshot {} ({}; {} unique frames, {} unique stacks)\n",
+                  STEPSCOPE_VERSION, printable(s.source_path, 100),
+                  format_bytes(static_cast<std::int64_t>(s.input_bytes)),
+                  format_count(s.frames.size()), format_count(s.stack_offsets.size() - 1));
+  if (report.devices.empty()) out += "  the snapshot holds no segments and no trace entries\n";
+  for (const SnapshotDevice& d : report.devices) {
+    out += state_section(s, d);
+    out += trace_section(s, d);
+  }
+  return out;
+}
+
+}  // namespace stepscope

@@ -1,0 +1,321 @@
+#include "snapshot/snapshot_builder.h"
+
+#include <fmt/core.h>
+
+#include <cstring>
+#include <string_view>
+
+namespace stepscope::snapshot {
+
+namespace {
+
+// The field names stepscope reads, in the order of kKeyNames.
+enum Key : std::size_t {
+  kFilename,
+  kLine,
+  kName,
+  kAction,
+  kAddr,
+  kSize,
+  kStream,
+  kTimeUs,
+  kFrames,
+  kDeviceFree,
+  kAddress,
+  kTotalSize,
+  kAllocatedSize,
+  kActiveSize,
+  kRequestedSize,
+  kSegmentType,
+  kBlocks,
+  kState,
+  kDevice,
+  kIsExpandable,
+  kSegments,
+  kDeviceTraces,
+  kKeyCount,
+};
+constexpr std::array<std::string_view, kKeyCount> kKeyNames = {
+    "filename",       "line",          "name",           "action",       "addr",    "size",
+    "stream",         "time_us",       "frames",         "device_free",  "address", "total_size",
+    "allocated_size", "active_size",   "requested_size", "segment_type", "blocks",  "state",
+    "device",         "is_expandable", "segments",       "device_traces"};
+
+// The values of the known keys of one dict; nullptr where absent.
+static_assert(kKeyCount == 22);
+using Fields = std::array<const Value*, kKeyCount>;
+
+SnapshotAction action_of(std::string_view name) {
+  if (name == "alloc") return SnapshotAction::kAlloc;
+  if (name == "free_requested") return SnapshotAction::kFreeRequested;
+  if (name == "free_completed") return SnapshotAction::kFreeCompleted;
+  if (name == "segment_alloc") return SnapshotAction::kSegmentAlloc;
+  if (name == "segment_free") return SnapshotAction::kSegmentFree;
+  if (name == "segment_map") return SnapshotAction::kSegmentMap;
+  if (name == "segment_unmap") return SnapshotAction::kSegmentUnmap;
+  if (name == "snapshot") return SnapshotAction::kSnapshot;
+  if (name == "oom") return SnapshotAction::kOom;
+  return SnapshotAction::kOther;
+}
+
+BlockState state_of(std::string_view name) {
+  if (name == "active_allocated") return BlockState::kActiveAllocated;
+  if (name == "active_pending_free" || name == "active_awaiting_free") {
+    return BlockState::kActivePendingFree;
+  }
+  if (name == "inactive") return BlockState::kInactive;
+  return BlockState::kOther;
+}
+
+Error wrong_type(std::string_view record, std::string_view field, std::string_view expected,
+                 std::uint64_t offset) {
+  return make_error(fmt::format("the {} field '{}' is not {}", record, field, expected), offset);
+}
+
+}  // namespace
+
+std::size_t SnapshotBuilder::FrameKeyHash::operator()(const FrameKey& k) const {
+  std::uint64_t h = (static_cast<std::uint64_t>(k.filename) << 32) ^ k.name;
+  h ^= static_cast<std::uint64_t>(k.line) * 0x9E3779B97F4A7C15ULL;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  return static_cast<std::size_t>(h ^ (h >> 31));
+}
+
+SnapshotBuilder::SnapshotBuilder(MemorySnapshot& out) : out_(out) {
+  for (std::size_t k = 0; k < kKeyCount; ++k) key_ids_[k] = out_.strings.intern(kKeyNames[k]);
+}
+
+namespace {
+
+Fields fields_of(const Container& dict, const std::array<StringId, kKeyCount>& keys) {
+  Fields fields{};
+  for (std::size_t i = 0; i + 1 < dict.items.size(); i += 2) {
+    const Value& key = dict.items[i];
+    if (key.kind != Kind::kString) continue;
+    for (std::size_t k = 0; k < kKeyCount; ++k) {
+      if (keys[k] == static_cast<StringId>(key.payload)) {
+        fields[k] = &dict.items[i + 1];
+        break;
+      }
+    }
+  }
+  return fields;
+}
+
+// An integer field: absent gives `fallback`; booleans count as 0/1 as in Python.
+Result<std::int64_t> integer(const Fields& f, Key key, std::string_view record,
+                             std::int64_t fallback, std::uint64_t offset) {
+  const Value* v = f[key];
+  if (v == nullptr || v->kind == Kind::kNone) return fallback;
+  if (v->kind == Kind::kInt || v->kind == Kind::kBool) return v->payload;
+  return wrong_type(record, kKeyNames[key], "an integer", offset);
+}
+
+Result<StringId> text(const Fields& f, Key key, std::string_view record, std::uint64_t offset) {
+  const Value* v = f[key];
+  if (v == nullptr) return StringId{0};
+  if (v->kind == Kind::kString) return static_cast<StringId>(v->payload);
+  return wrong_type(record, kKeyNames[key], "a string", offset);
+}
+
+}  // namespace
+
+StackId SnapshotBuilder::stack_of(const Value* frames) const {
+  if (frames == nullptr || frames->kind != Kind::kStack) return kNoStack;  // absent or empty
+  return static_cast<StackId>(frames->payload);
+}
+
+Result<Value> SnapshotBuilder::finish(Value value, std::uint64_t offset) {
+  const Container& c = machine_->container(value.payload);
+  if (c.kind == Kind::kList && !c.items.empty()) {
+    for (const Value& item : c.items) {
+      if (item.kind != Kind::kFrame) return value;
+    }
+    return make_stack(c);
+  }
+  if (c.kind != Kind::kDict) return value;
+  const Fields f = fields_of(c, key_ids_);
+  if (f[kFilename] != nullptr && f[kName] != nullptr) return make_frame(f, offset);
+  if (f[kAction] != nullptr) return make_entry(f, offset);
+  if (f[kTotalSize] != nullptr && f[kBlocks] != nullptr) return make_segment(f, offset);
+  if (f[kState] != nullptr && f[kSize] != nullptr) return make_block(f, offset);
+  return value;
+}
+
+Result<Value> SnapshotBuilder::make_frame(const Fields& f, std::uint64_t offset) {
+  Result<StringId> filename = text(f, kFilename, "frame", offset);
+  if (!filename) return std::move(filename).error();
+  Result<StringId> name = text(f, kName, "frame", offset);
+  if (!name) return std::move(name).error();
+  Result<std::int64_t> line = integer(f, kLine, "frame", 0, offset);
+  if (!line) return std::move(line).error();
+  const FrameKey key{*filename, *name, *line};
+  auto [it, inserted] = frame_ids_.try_emplace(key, static_cast<std::uint32_t>(out_.frames.size()));
+  if (inserted) out_.frames.push_back(SnapshotFrame{*filename, *name, *line});
+  return Value{Kind::kFrame, it->second};
+}
+
+Value SnapshotBuilder::make_stack(const Container& list) {
+  stack_key_.resize(list.items.size() * sizeof(std::uint32_t));
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    const auto frame = static_cast<std::uint32_t>(list.items[i].payload);
+    std::memcpy(stack_key_.data() + i * sizeof(frame), &frame, sizeof(frame));
+  }
+  auto [it, inserted] =
+      stack_ids_.try_emplace(stack_key_, static_cast<StackId>(out_.stack_offsets.size() - 1));
+  if (inserted) {
+    for (const Value& item : list.items) {
+      out_.stack_frames.push_back(static_cast<std::uint32_t>(item.payload));
+    }
+    out_.stack_offsets.push_back(static_cast<std::uint32_t>(out_.stack_frames.size()));
+  }
+  return Value{Kind::kStack, it->second};
+}
+
+Result<Value> SnapshotBuilder::make_entry(const Fields& f, std::uint64_t offset) {
+  constexpr std::string_view kRecord = "trace entry";
+  Result<StringId> action = text(f, kAction, kRecord, offset);
+  if (!action) return std::move(action).error();
+  SnapshotEntry entry;
+  entry.action = action_of(out_.strings.view(*action));
+  Result<std::int64_t> addr = integer(f, kAddr, kRecord, 0, offset);
+  Result<std::int64_t> size = integer(f, kSize, kRecord, 0, offset);
+  Result<std::int64_t> stream = integer(f, kStream, kRecord, 0, offset);
+  Result<std::int64_t> time = integer(f, kTimeUs, kRecord, kAbsent, offset);
+  Result<std::int64_t> device_free = integer(f, kDeviceFree, kRecord, kAbsent, offset);
+  for (const auto* r : {&addr, &size, &stream, &time, &device_free}) {
+    if (!*r) return r->error();
+  }
+  entry.address = static_cast<std::uint64_t>(*addr);
+  entry.size = *size;
+  entry.stream = *stream;
+  entry.time_us = *time;
+  entry.device_free = *device_free;
+  entry.stack = stack_of(f[kFrames]);
+  out_.entries.push_back(entry);
+  return Value{Kind::kEntry, static_cast<std::int64_t>(out_.entries.size() - 1)};
+}
+
+Result<Value> SnapshotBuilder::make_block(const Fields& f, std::uint64_t offset) {
+  constexpr std::string_view kRecord = "block";
+  Result<StringId> state = text(f, kState, kRecord, offset);
+  if (!state) return std::move(state).error();
+  Result<std::int64_t> address = integer(f, kAddress, kRecord, 0, offset);
+  Result<std::int64_t> size = integer(f, kSize, kRecord, 0, offset);
+  Result<std::int64_t> requested = integer(f, kRequestedSize, kRecord, kAbsent, offset);
+  for (const auto* r : {&address, &size, &requested}) {
+    if (!*r) return r->error();
+  }
+  SnapshotBlock block;
+  block.state = state_of(out_.strings.view(*state));
+  block.address = static_cast<std::uint64_t>(*address);
+  block.size = *size;
+  block.requested_size = *requested;
+  block.stack = stack_of(f[kFrames]);
+  out_.blocks.push_back(block);
+  return Value{Kind::kBlock, static_cast<std::int64_t>(out_.blocks.size() - 1)};
+}
+
+Result<Value> SnapshotBuilder::make_segment(const Fields& f, std::uint64_t offset) {
+  constexpr std::string_view kRecord = "segment";
+  SnapshotSegment segment;
+  Result<std::int64_t> device = integer(f, kDevice, kRecord, -1, offset);
+  Result<std::int64_t> address = integer(f, kAddress, kRecord, 0, offset);
+  Result<std::int64_t> total = integer(f, kTotalSize, kRecord, 0, offset);
+  Result<std::int64_t> allocated = integer(f, kAllocatedSize, kRecord, 0, offset);
+  Result<std::int64_t> active = integer(f, kActiveSize, kRecord, 0, offset);
+  Result<std::int64_t> requested = integer(f, kRequestedSize, kRecord, kAbsent, offset);
+  Result<std::int64_t> stream = integer(f, kStream, kRecord, 0, offset);
+  Result<std::int64_t> expandable = integer(f, kIsExpandable, kRecord, 0, offset);
+  for (const auto* r :
+       {&device, &address, &total, &allocated, &active, &requested, &stream, &expandable}) {
+    if (!*r) return r->error();
+  }
+  Result<StringId> type = text(f, kSegmentType, kRecord, offset);
+  if (!type) return std::move(type).error();
+  segment.device = static_cast<std::int32_t>(*device);
+  segment.address = static_cast<std::uint64_t>(*address);
+  segment.total_size = *total;
+  segment.allocated_size = *allocated;
+  segment.active_size = *active;
+  segment.requested_size = *requested;
+  segment.stream = *stream;
+  segment.expandable = *expandable != 0;
+  segment.large = out_.strings.view(*type) != "small";
+  const Value* blocks = f[kBlocks];
+  if (blocks->kind != Kind::kList) return wrong_type(kRecord, "blocks", "a list", offset);
+  for (const Value& block : machine_->container(blocks->payload).items) {
+    if (block.kind != Kind::kBlock) {
+      return make_error("a segment's 'blocks' holds something that is not a block", offset);
+    }
+    segment.blocks.push_back(static_cast<std::uint32_t>(block.payload));
+  }
+  out_.segments.push_back(std::move(segment));
+  return Value{Kind::kSegment, static_cast<std::int64_t>(out_.segments.size() - 1)};
+}
+
+namespace {
+
+const Value* root_field(const PickleMachine& machine, const Container& root, StringId key) {
+  for (std::size_t i = 0; i + 1 < root.items.size(); i += 2) {
+    if (root.items[i].kind == Kind::kString &&
+        static_cast<StringId>(root.items[i].payload) == key) {
+      return &root.items[i + 1];
+    }
+  }
+  (void)machine;
+  return nullptr;
+}
+
+}  // namespace
+
+Status SnapshotBuilder::finish_root(Value root, std::uint64_t offset) {
+  if (root.kind == Kind::kList) {  // torch < 2.1: the list of segments alone
+    for (const Value& item : machine_->container(root.payload).items) {
+      if (item.kind != Kind::kSegment) {
+        return make_error(
+            "not a memory snapshot: a list that holds something other than "
+            "segments",
+            offset);
+      }
+    }
+    return Done{};
+  }
+  if (root.kind != Kind::kDict) {
+    return make_error("not a memory snapshot: the pickle holds neither a dict nor a list", offset);
+  }
+  const Container& dict = machine_->container(root.payload);
+  const Value* segments = root_field(*machine_, dict, key_ids_[kSegments]);
+  const Value* traces = root_field(*machine_, dict, key_ids_[kDeviceTraces]);
+  if (segments == nullptr && traces == nullptr) {
+    return make_error(
+        "not a memory snapshot: the dict has neither 'segments' nor 'device_traces' (write it "
+        "with torch.cuda.memory._dump_snapshot())",
+        offset);
+  }
+  if (segments != nullptr && segments->kind != Kind::kList) {
+    return make_error("not a memory snapshot: 'segments' is not a list", offset);
+  }
+  if (traces == nullptr) return Done{};
+  if (traces->kind != Kind::kList) {
+    return make_error("not a memory snapshot: 'device_traces' is not a list", offset);
+  }
+  const std::vector<Value>& devices = machine_->container(traces->payload).items;
+  out_.device_trace_count = static_cast<std::int32_t>(devices.size());
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    if (devices[d].kind != Kind::kList) {
+      return make_error(fmt::format("'device_traces'[{}] is not a list", d), offset);
+    }
+    for (const Value& entry : machine_->container(devices[d].payload).items) {
+      if (entry.kind != Kind::kEntry) {
+        return make_error(
+            fmt::format("'device_traces'[{}] holds something that is not a trace entry", d),
+            offset);
+      }
+      out_.entries[static_cast<std::size_t>(entry.payload)].device = static_cast<std::int32_t>(d);
+    }
+  }
+  return Done{};
+}
+
+}  // namespace stepscope::snapshot

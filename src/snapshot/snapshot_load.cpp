@@ -1,0 +1,104 @@
+// Loading a memory snapshot: the pickle machine with the snapshot builder as its finisher.
+#include <memory>
+
+#include "io/byte_source.h"
+#include "snapshot/pickle_machine.h"
+#include "snapshot/snapshot_builder.h"
+#include "stepscope/snapshot.h"
+
+namespace stepscope {
+
+namespace {
+
+Result<MemorySnapshot> read_snapshot(io::ByteSource& source, const std::string& name) {
+  MemorySnapshot snapshot;
+  snapshot.source_path = name;
+  snapshot::SnapshotBuilder builder(snapshot);
+  snapshot::PickleMachine machine(snapshot.strings,
+                                  [&builder](snapshot::Value value, std::uint64_t offset) {
+                                    return builder.finish(value, offset);
+                                  });
+  builder.attach(machine);
+  Result<snapshot::Value> root = machine.run(source);
+  auto named = [&name](Error error) {
+    error.file = name;
+    return error;
+  };
+  if (!root) return named(std::move(root).error());
+  if (Status done = builder.finish_root(*root, source.raw_bytes_consumed()); !done) {
+    return named(std::move(done).error());
+  }
+  snapshot.input_bytes = source.raw_bytes_consumed();
+  return snapshot;
+}
+
+}  // namespace
+
+Result<MemorySnapshot> load_memory_snapshot(const std::string& path) {
+  Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(path);
+  if (!source) return std::move(source).error();
+  return read_snapshot(**source, path);
+}
+
+Result<MemorySnapshot> load_memory_snapshot_bytes(const char* data, std::size_t size,
+                                                  const std::string& name) {
+  std::unique_ptr<io::ByteSource> source = io::memory_byte_source(data, size);
+  return read_snapshot(*source, name);
+}
+
+std::span<const std::uint32_t> MemorySnapshot::stack(StackId id) const {
+  if (id == kNoStack || id + 1 >= stack_offsets.size()) return {};
+  return std::span<const std::uint32_t>(stack_frames)
+      .subspan(stack_offsets[id], stack_offsets[id + 1] - stack_offsets[id]);
+}
+
+std::size_t MemorySnapshot::bytes() const {
+  std::size_t total = strings.bytes() + frames.capacity() * sizeof(SnapshotFrame) +
+                      stack_offsets.capacity() * 4 + stack_frames.capacity() * 4 +
+                      blocks.capacity() * sizeof(SnapshotBlock) +
+                      entries.capacity() * sizeof(SnapshotEntry);
+  for (const SnapshotSegment& s : segments) total += sizeof(s) + s.blocks.capacity() * 4;
+  return total;
+}
+
+std::string_view to_string(SnapshotAction action) {
+  switch (action) {
+    case SnapshotAction::kAlloc:
+      return "alloc";
+    case SnapshotAction::kFreeRequested:
+      return "free_requested";
+    case SnapshotAction::kFreeCompleted:
+      return "free_completed";
+    case SnapshotAction::kSegmentAlloc:
+      return "segment_alloc";
+    case SnapshotAction::kSegmentFree:
+      return "segment_free";
+    case SnapshotAction::kSegmentMap:
+      return "segment_map";
+    case SnapshotAction::kSegmentUnmap:
+      return "segment_unmap";
+    case SnapshotAction::kSnapshot:
+      return "snapshot";
+    case SnapshotAction::kOom:
+      return "oom";
+    case SnapshotAction::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+std::string_view to_string(BlockState state) {
+  switch (state) {
+    case BlockState::kActiveAllocated:
+      return "active_allocated";
+    case BlockState::kActivePendingFree:
+      return "active_pending_free";
+    case BlockState::kInactive:
+      return "inactive";
+    case BlockState::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+}  // namespace stepscope
