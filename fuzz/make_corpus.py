@@ -5,6 +5,7 @@ subtly broken variants of them. Deterministic; a few hundred kilobytes at most.
     python3 fuzz/make_corpus.py build/fuzz/corpus            # JSON seeds (importer, scanner)
     python3 fuzz/make_corpus.py --analyze build/fuzz/corpus-analyze   # with fuzz_analyze's
                                                              # two option bytes in front
+    python3 fuzz/make_corpus.py --snapshot build/fuzz/corpus-snapshot # memory-snapshot pickles
 """
 
 from __future__ import annotations
@@ -549,6 +550,23 @@ def seeds() -> Iterator[tuple[str, str]]:
     yield from hand_written_broken()
 
 
+def snapshot_seeds() -> Iterator[tuple[str, bytes]]:
+    """Small memory snapshots (tools/snapshot_builder.py), each protocol, and cut versions."""
+    import pickle
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from snapshot_builder import Plan, build_snapshot
+
+    for protocol in (2, 3, 4, 5):
+        plan = Plan(steps=2, layers=2, stack_depth=5, leak_bytes=1 << 20, seed=protocol)
+        data = pickle.dumps(build_snapshot(plan), protocol=protocol)
+        yield f"snapshot-p{protocol}", data
+        yield f"snapshot-p{protocol}-cut", data[: len(data) // 2]
+    yield "segments-only", pickle.dumps(build_snapshot(Plan(steps=1, layers=1))["segments"])
+    yield "not-a-snapshot", pickle.dumps({"a": [1, 2.5, None, True, (1, 2)], "b": b"xy"})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -559,9 +577,19 @@ def main() -> None:
         action="store_true",
         help="prefix each seed with fuzz_analyze's two option bytes (each mode once)",
     )
+    parser.add_argument(
+        "--snapshot", action="store_true", help="memory-snapshot pickles instead of JSON traces"
+    )
     options = parser.parse_args()
     options.corpus.mkdir(parents=True, exist_ok=True)
     count = 0
+    if options.snapshot:
+        for name, blob in snapshot_seeds():
+            digest = hashlib.sha1(blob).hexdigest()[:12]
+            (options.corpus / f"{name}-{digest}.pickle").write_bytes(blob)
+            count += 1
+        print(f"wrote {count} seeds to {options.corpus}")
+        return
     for name, text in seeds():
         data = text.encode("utf-8", "surrogatepass")
         # native, compat-hta with a step range, compat-tb with top 4

@@ -46,9 +46,12 @@ class _Frames:
             _frame(f"/usr/lib/python3/site-packages/torch/nn/modules/m{i}.py", 100 + i, f"f{i}")
             for i in range(64)
         ]
-        self.cpp = [_frame("??", 0, f"c10::cuda::CUDACachingAllocator::malloc_{i}") for i in range(8)]
+        self.cpp = [
+            _frame("??", 0, f"c10::cuda::CUDACachingAllocator::malloc_{i}") for i in range(8)
+        ]
         self.rng = rng
         self.user: dict[tuple[str, int, str], dict[str, Any]] = {}
+        self.stacks: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
 
     def user_frame(self, filename: str, line: int, name: str) -> dict[str, Any]:
         key = (filename, line, name)
@@ -57,11 +60,17 @@ class _Frames:
         return self.user[key]
 
     def stack(self, filename: str, line: int, name: str) -> list[dict[str, Any]]:
-        """Innermost first: allocator C++ frames, torch library frames, then the user's code."""
-        inner = [self.rng.choice(self.cpp) for _ in range(2)]
-        library = [self.rng.choice(self.library) for _ in range(max(self.depth - 4, 0))]
-        outer = [self.user_frame(filename, line, name), self.user_frame("train.py", 90, "main")]
-        return inner + library + outer
+        """Innermost first: allocator C++ frames, torch library frames, then the user's code.
+
+        The same site gets the same frames every time, in a new list each time: torch captures
+        a traceback per allocation and shares only the frame dicts."""
+        key = (filename, line, name)
+        if key not in self.stacks:
+            inner = [self.rng.choice(self.cpp) for _ in range(2)]
+            library = [self.rng.choice(self.library) for _ in range(max(self.depth - 4, 0))]
+            outer = [self.user_frame(filename, line, name), self.user_frame("train.py", 90, "main")]
+            self.stacks[key] = inner + library + outer
+        return list(self.stacks[key])
 
 
 class _Device:

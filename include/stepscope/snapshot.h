@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,14 +40,18 @@ enum class SnapshotAction : std::uint8_t {
 [[nodiscard]] std::string_view to_string(SnapshotAction action);
 
 struct SnapshotEntry {
-  SnapshotAction action = SnapshotAction::kOther;
-  std::int32_t device = -1;  // index in device_traces
   std::uint64_t address = 0;
   std::int64_t size = 0;
   std::int64_t stream = 0;
-  std::int64_t time_us = kAbsent;      // torch >= 2.1 records it
-  std::int64_t device_free = kAbsent;  // OOM entries
+  std::int64_t time_us = kAbsent;  // torch >= 2.1 records it
   StackId stack = kNoStack;
+  std::int32_t device = -1;  // index in device_traces
+  SnapshotAction action = SnapshotAction::kOther;
+};
+
+struct OomRecord {
+  std::size_t entry = 0;               // index into MemorySnapshot::entries
+  std::int64_t device_free = kAbsent;  // what the driver still had free, bytes
 };
 
 enum class BlockState : std::uint8_t { kActiveAllocated, kActivePendingFree, kInactive, kOther };
@@ -82,7 +87,10 @@ struct MemorySnapshot {
   std::vector<std::uint32_t> stack_frames;
   std::vector<SnapshotSegment> segments;
   std::vector<SnapshotBlock> blocks;
-  std::vector<SnapshotEntry> entries;  // in trace order per device, devices one after another
+  // In trace order per device. A deque: millions of entries, and no copy of them all while it
+  // grows (the reader's peak memory must stay below the snapshot's size).
+  std::deque<SnapshotEntry> entries;
+  std::vector<OomRecord> ooms;
   std::int32_t device_trace_count = 0;
 
   [[nodiscard]] std::span<const std::uint32_t> stack(StackId id) const;

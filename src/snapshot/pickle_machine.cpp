@@ -104,21 +104,23 @@ Value Value::of_float(double number) {
   return Value{Kind::kFloat, std::bit_cast<std::int64_t>(number)};
 }
 
-// Buffered reading with the absolute offset, so every error can name its byte.
 class PickleMachine::Reader {
  public:
   explicit Reader(io::ByteSource& source) : source_(source) { buffer_.resize(kReadChunk); }
 
   [[nodiscard]] std::uint64_t offset() const { return consumed_ + position_; }
 
-  // The next n bytes (valid until the next call), or an error if the input ends first.
-  Result<std::string_view> take(std::size_t n) {
-    if (end_ - position_ < n) {
-      if (Status filled = fill(n); !filled) return std::move(filled).error();
+  // The next n bytes (valid until the next call), or nullopt if the input ends first (then
+  // failure() says why). An optional view costs nothing to build, unlike a Result.
+  [[gnu::always_inline]] std::optional<std::string_view> take(std::size_t n) {
+    if (end_ - position_ < n) [[unlikely]] {
+      if (!fill(n)) return std::nullopt;
       if (end_ - position_ < n) {
-        return make_error(fmt::format("the pickle ends inside a value: {} bytes needed, {} left", n,
-                                      end_ - position_),
-                          offset());
+        failure_ = make_error(fmt::format("the pickle ends inside a value: {} bytes needed, {} "
+                                          "left",
+                                          n, end_ - position_),
+                              offset());
+        return std::nullopt;
       }
     }
     std::string_view view(buffer_.data() + position_, n);
@@ -126,30 +128,33 @@ class PickleMachine::Reader {
     return view;
   }
 
-  // The next opcode, or nullopt at the end of the input.
-  Result<std::optional<std::uint8_t>> next_opcode() {
-    if (position_ == end_) {
-      if (Status filled = fill(1); !filled) return std::move(filled).error();
-      if (position_ == end_) return std::optional<std::uint8_t>{};
+  // The next opcode; nullopt at the end of the input or on a read error (failure() is set).
+  std::optional<std::uint8_t> next_opcode() {
+    if (position_ == end_) [[unlikely]] {
+      if (!fill(1) || position_ == end_) return std::nullopt;
     }
-    return std::optional<std::uint8_t>{static_cast<std::uint8_t>(buffer_[position_++])};
+    return static_cast<std::uint8_t>(buffer_[position_++]);
   }
 
+  [[nodiscard]] const std::optional<Error>& failure() const { return failure_; }
+
  private:
-  Status fill(std::size_t wanted) {
+  bool fill(std::size_t wanted) {
     std::memmove(buffer_.data(), buffer_.data() + position_, end_ - position_);
     consumed_ += position_;
     end_ -= position_;
     position_ = 0;
     if (buffer_.size() < wanted) buffer_.resize(wanted);
-    while (end_ < wanted || end_ == 0) {
+    while (end_ < wanted) {
       Result<std::size_t> got = source_.read(buffer_.data() + end_, buffer_.size() - end_);
-      if (!got) return std::move(got).error();
+      if (!got) {
+        failure_ = std::move(got).error();
+        return false;
+      }
       if (*got == 0) break;
       end_ += *got;
-      if (end_ >= wanted) break;
     }
-    return Done{};
+    return true;
   }
 
   io::ByteSource& source_;
@@ -157,26 +162,57 @@ class PickleMachine::Reader {
   std::size_t position_ = 0;
   std::size_t end_ = 0;
   std::uint64_t consumed_ = 0;
+  std::optional<Error> failure_;
 };
 
-PickleMachine::PickleMachine(StringPool& strings, Finisher finisher, PickleLimits limits)
-    : strings_(strings), finisher_(std::move(finisher)), limits_(limits) {}
+namespace {
+
+constexpr int kKindShift = 59;
+constexpr std::uint64_t kPayloadMask = (std::uint64_t{1} << kKindShift) - 1;
+
+}  // namespace
+
+PickleMachine::PickleMachine(StringPool& strings, ContainerSink& sink, PickleLimits limits)
+    : strings_(strings), sink_(sink), adopted_kind_(sink.adopted_kind()), limits_(limits) {}
 
 const Container& PickleMachine::container(std::int64_t index) const {
   return containers_[static_cast<std::size_t>(index)];
 }
-Container& PickleMachine::container(std::int64_t index) {
+Container& PickleMachine::mutable_container(std::int64_t index) {
   return containers_[static_cast<std::size_t>(index)];
 }
 
+// The slot keeps its items' capacity: the next container in it (the next trace entry, most
+// often) fills it without a new allocation.
 void PickleMachine::release(std::int64_t index) {
-  Container& c = container(index);
-  c.items = {};
+  mutable_container(index).items.clear();
   free_slots_.push_back(index);
 }
 
-Error PickleMachine::error_at(std::string message) const {
-  return make_error(std::move(message), opcode_offset_);
+bool PickleMachine::fail(std::string message) {
+  error_ = make_error(std::move(message), opcode_offset_);
+  return false;
+}
+
+[[gnu::always_inline]] inline Value PickleMachine::memo_at(std::size_t slot) const {
+  const std::uint64_t word = memo_[slot];
+  const auto kind = static_cast<Kind>(word >> kKindShift);
+  if (kind == Kind::kInt || kind == Kind::kFloat) return memo_scalars_.at(slot);
+  return Value{kind, static_cast<std::int64_t>(word & kPayloadMask)};
+}
+
+void PickleMachine::memo_set(std::size_t slot, Value value) {
+  std::uint64_t word = static_cast<std::uint64_t>(value.kind) << kKindShift;
+  if (value.kind == Kind::kInt || value.kind == Kind::kFloat) {
+    memo_scalars_[slot] = value;
+  } else {
+    word |= static_cast<std::uint64_t>(value.payload) & kPayloadMask;
+  }
+  if (slot == memo_.size()) {
+    memo_.push_back(word);
+  } else {
+    memo_[slot] = word;
+  }
 }
 
 Result<Value> PickleMachine::run(io::ByteSource& source) {
@@ -184,207 +220,203 @@ Result<Value> PickleMachine::run(io::ByteSource& source) {
   bool stopped = false;
   while (!stopped) {
     opcode_offset_ = in.offset();
-    Result<std::optional<std::uint8_t>> opcode = in.next_opcode();
-    if (!opcode) return std::move(opcode).error();
-    if (!opcode->has_value()) {
-      return error_at(opcode_offset_ == 0 ? "the file is empty"
-                                          : "the pickle ends without its STOP opcode (truncated?)");
+    const std::optional<std::uint8_t> opcode = in.next_opcode();
+    if (!opcode) {
+      if (in.failure()) return *in.failure();
+      return make_error(opcode_offset_ == 0
+                            ? "the file is empty"
+                            : "the pickle ends without its STOP opcode (truncated?)",
+                        opcode_offset_);
     }
-    if (Status done = step(in, **opcode, stopped); !done) return std::move(done).error();
+    if (!step(in, *opcode, stopped)) {
+      if (error_) return *error_;
+      return in.failure() ? *in.failure() : make_error("unreadable pickle", opcode_offset_);
+    }
   }
   if (stack_.size() != 1 || !marks_.empty()) {
-    return error_at(
-        fmt::format("STOP with {} values and {} marks on the stack; a pickle ends "
-                    "with exactly one value",
-                    stack_.size(), marks_.size()));
+    return make_error(fmt::format("STOP with {} values and {} marks on the stack; a pickle ends "
+                                  "with exactly one value",
+                                  stack_.size(), marks_.size()),
+                      opcode_offset_);
   }
-  return finish(stack_.back());
+  Value root = stack_.back();
+  if (!finish(root)) return *error_;
+  return root;
 }
 
-Status PickleMachine::push(Value value) {
-  if (stack_.size() >= limits_.max_stack) {
-    return error_at(fmt::format("more than {} values on the pickle stack", limits_.max_stack));
+[[gnu::always_inline]] inline bool PickleMachine::push(Value value) {
+  if (stack_.size() >= limits_.max_stack) [[unlikely]] {
+    return fail(fmt::format("more than {} values on the pickle stack", limits_.max_stack));
   }
   stack_.push_back(value);
-  return Done{};
+  return true;
 }
 
-Result<Value> PickleMachine::pop() {
-  const std::size_t floor = marks_.empty() ? 0 : marks_.back();
-  if (stack_.size() <= floor) return error_at("an opcode needs a value but the stack is empty");
-  Value value = stack_.back();
-  stack_.pop_back();
-  return value;
-}
-
-Status PickleMachine::open_container(Kind kind) {
-  const std::size_t live = containers_.size() - free_slots_.size();
-  if (open_containers_ >= limits_.max_open_containers || live >= limits_.max_open_containers) {
-    return error_at(fmt::format("more than {} containers held at once: not a memory snapshot",
-                                limits_.max_open_containers));
+bool PickleMachine::open_container(Kind kind) {
+  if (containers_.size() - free_slots_.size() >= limits_.max_containers) [[unlikely]] {
+    return fail(fmt::format("more than {} containers held at once: not a memory snapshot",
+                            limits_.max_containers));
   }
   std::int64_t index = 0;
   if (!free_slots_.empty()) {
     index = free_slots_.back();
     free_slots_.pop_back();
-    container(index) = Container{kind, {}, -1, false, false};
+    Container& reused = mutable_container(index);
+    reused.kind = kind;
+    reused.memo = -1;
+    reused.shared_open = false;
+    reused.finished = false;
   } else {
     index = static_cast<std::int64_t>(containers_.size());
     containers_.push_back(Container{kind, {}, -1, false, false});
   }
-  ++open_containers_;
   return push(Value{kind, index});
 }
 
-Result<std::size_t> PickleMachine::pop_mark() {
-  if (marks_.empty()) return error_at("an opcode needs a MARK but there is none");
+std::optional<std::size_t> PickleMachine::pop_mark() {
+  if (marks_.empty()) {
+    fail("an opcode needs a MARK but there is none");
+    return std::nullopt;
+  }
   const std::size_t begin = marks_.back();
   marks_.pop_back();
   return begin;
 }
 
-Result<Value> PickleMachine::finish(Value value) {
-  if (!value.is_container()) return value;
-  Container& c = container(value.payload);
-  if (c.finished) return value;
+// Hands a complete container to the sink and puts its replacement wherever the container was
+// referred to: in `value`, and in its memo slot.
+bool PickleMachine::finish(Value& value) {
+  if (!value.is_container()) return true;
+  Container& c = mutable_container(value.payload);
+  if (c.finished) return true;
   c.finished = true;
-  --open_containers_;
-  if (c.shared_open) return value;  // other references exist: keep it as it is
-  Result<Value> replaced = finisher_(value, opcode_offset_);
-  if (!replaced) return replaced;
-  if (replaced->kind != value.kind || replaced->payload != value.payload) {
-    const std::int64_t slot = container(value.payload).memo;
-    if (slot >= 0) memo_[static_cast<std::size_t>(slot)] = *replaced;
-    release(value.payload);
+  if (c.shared_open) return true;  // referred to from elsewhere while open: keep it as it is
+  const std::int64_t slot = c.memo;
+  Result<Value> replaced = sink_.finish(value, opcode_offset_);
+  if (!replaced) {
+    error_ = std::move(replaced).error();
+    return false;
   }
-  return replaced;
+  if (replaced->kind == value.kind && replaced->payload == value.payload) return true;
+  if (slot >= 0) {
+    const Value in_memo = memo_at(static_cast<std::size_t>(slot));
+    if (in_memo.kind == value.kind && in_memo.payload == value.payload) {
+      memo_set(static_cast<std::size_t>(slot), *replaced);
+    }
+  }
+  release(value.payload);
+  value = *replaced;
+  return true;
 }
 
-Status PickleMachine::finish_range(std::size_t begin) {
+bool PickleMachine::finish_range(std::size_t begin) {
   for (std::size_t i = begin; i < stack_.size(); ++i) {
-    Result<Value> done = finish(stack_[i]);
-    if (!done) return std::move(done).error();
-    stack_[i] = *done;
+    Value& v = stack_[i];
+    if (!v.is_container() || container(v.payload).finished) continue;  // the common case
+    if (!finish(v)) return false;
   }
-  return Done{};
-}
-
-Status PickleMachine::move_items(std::size_t begin, Value target) {
-  if (Status done = finish_range(begin); !done) return done;
-  std::vector<Value>& items = container(target.payload).items;
-  items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(begin), stack_.end());
-  stack_.resize(begin);
-  return Done{};
-}
-
-Status PickleMachine::append_items(std::size_t begin) {
-  if (begin == 0 || stack_[begin - 1].kind != Kind::kList) {
-    return error_at("APPEND(S) to something that is not a list");
-  }
-  return move_items(begin, stack_[begin - 1]);
-}
-
-Status PickleMachine::set_items(std::size_t begin) {
-  if (begin == 0 || stack_[begin - 1].kind != Kind::kDict) {
-    return error_at("SETITEM(S) on something that is not a dict");
-  }
-  if ((stack_.size() - begin) % 2 != 0) return error_at("SETITEMS with a key and no value");
-  return move_items(begin, stack_[begin - 1]);
-}
-
-// TUPLE*, LIST and DICT: the values from `begin` become a new container in their place.
-Status PickleMachine::collect(std::size_t begin, Kind kind) {
-  if (kind == Kind::kDict && (stack_.size() - begin) % 2 != 0) {
-    return error_at("DICT with a key and no value");
-  }
-  if (Status done = finish_range(begin); !done) return done;
-  std::vector<Value> items(stack_.begin() + static_cast<std::ptrdiff_t>(begin), stack_.end());
-  stack_.resize(begin);
-  if (Status opened = open_container(kind); !opened) return opened;
-  container(stack_.back().payload).items = std::move(items);
-  return Done{};
-}
-
-Status PickleMachine::memo_put(std::uint64_t index) {
-  if (stack_.empty()) return error_at("PUT with an empty stack");
-  // pickle.dump numbers memo slots in order; anything else is not what it writes.
-  if (index > memo_.size()) {
-    return error_at(fmt::format("memo slot {} is written before slot {}", index, memo_.size()));
-  }
-  const Value top = stack_.back();
-  if (index == memo_.size()) {
-    memo_.push_back(top);
-  } else {
-    memo_[index] = top;
-  }
-  if (top.is_container() && !container(top.payload).finished) {
-    container(top.payload).memo = static_cast<std::int64_t>(index);
-  }
-  return Done{};
-}
-
-Status PickleMachine::memo_get(std::uint64_t index) {
-  if (index >= memo_.size()) {
-    return error_at(fmt::format("memo slot {} is read but only {} are written", index,
-                                memo_.size()));
-  }
-  Value value = memo_[index];
-  if (value.is_container() && !container(value.payload).finished) {
-    if (Status done = finish_early(value); !done) return done;
-    value = memo_[index];
-  }
-  return push(value);
+  return true;
 }
 
 // A second reference to a container not yet placed in its parent (a frame that occurs twice in
 // one stack, say). Unless items are still being added to it (it is the target of an open MARK),
 // it is complete: finish it now and replace it on the stack, so that both references see the
 // same record. A container still being filled keeps both references and stays generic.
-Status PickleMachine::finish_early(Value value) {
+bool PickleMachine::finish_early(Value value) {
   for (std::size_t mark : marks_) {
     if (mark > 0 && stack_[mark - 1].kind == value.kind &&
         stack_[mark - 1].payload == value.payload) {
-      container(value.payload).shared_open = true;
-      return Done{};
+      mutable_container(value.payload).shared_open = true;
+      return true;
     }
   }
-  Result<Value> done = finish(value);
-  if (!done) return std::move(done).error();
+  Value replaced = value;
+  if (!finish(replaced)) return false;
   for (Value& on_stack : stack_) {
-    if (on_stack.kind == value.kind && on_stack.payload == value.payload) on_stack = *done;
+    if (on_stack.kind == value.kind && on_stack.payload == value.payload) on_stack = replaced;
   }
-  return Done{};
+  return true;
 }
 
-Status PickleMachine::push_string(Reader& in, std::uint64_t length) {
-  if (length > limits_.max_string_bytes) {
-    return error_at(fmt::format("a string of {} bytes; the limit is {} bytes", length,
-                                limits_.max_string_bytes));
+bool PickleMachine::move_items(std::size_t begin, Value target) {
+  if (!finish_range(begin)) return false;
+  std::vector<Value>& items = mutable_container(target.payload).items;
+  for (std::size_t i = begin; i < stack_.size(); ++i) {
+    if (stack_[i].kind == adopted_kind_ && target.kind == Kind::kList &&
+        sink_.adopt(target.payload, stack_[i])) {
+      continue;
+    }
+    items.push_back(stack_[i]);
   }
-  Result<std::string_view> bytes = in.take(static_cast<std::size_t>(length));
-  if (!bytes) return std::move(bytes).error();
+  stack_.resize(begin);
+  return true;
+}
+
+// TUPLE*, LIST and DICT: the values from `begin` become a new container in their place.
+bool PickleMachine::collect(std::size_t begin, Kind kind) {
+  if (kind == Kind::kDict && (stack_.size() - begin) % 2 != 0) {
+    return fail("DICT with a key and no value");
+  }
+  if (!finish_range(begin)) return false;
+  std::vector<Value> items(stack_.begin() + static_cast<std::ptrdiff_t>(begin), stack_.end());
+  stack_.resize(begin);
+  if (!open_container(kind)) return false;
+  mutable_container(stack_.back().payload).items = std::move(items);
+  return true;
+}
+
+bool PickleMachine::memo_put(std::uint64_t index) {
+  if (stack_.empty()) return fail("PUT with an empty stack");
+  // pickle.dump numbers memo slots in order; anything else is not what it writes.
+  if (index > memo_.size()) {
+    return fail(fmt::format("memo slot {} is written before slot {}", index, memo_.size()));
+  }
+  const Value top = stack_.back();
+  memo_set(static_cast<std::size_t>(index), top);
+  if (top.is_container() && !container(top.payload).finished) {
+    mutable_container(top.payload).memo = static_cast<std::int64_t>(index);
+  }
+  return true;
+}
+
+bool PickleMachine::memo_get(std::uint64_t index) {
+  if (index >= memo_.size()) {
+    return fail(fmt::format("memo slot {} is read but only {} are written", index, memo_.size()));
+  }
+  Value value = memo_at(static_cast<std::size_t>(index));
+  if (value.is_container() && !container(value.payload).finished) {
+    if (!finish_early(value)) return false;
+    value = memo_at(static_cast<std::size_t>(index));
+  }
+  return push(value);
+}
+
+bool PickleMachine::push_string(Reader& in, std::uint64_t length) {
+  if (length > limits_.max_string_bytes) {
+    return fail(fmt::format("a string of {} bytes; the limit is {} bytes", length,
+                            limits_.max_string_bytes));
+  }
+  const std::optional<std::string_view> bytes = in.take(static_cast<std::size_t>(length));
+  if (!bytes) return false;
   return push(Value{Kind::kString, static_cast<std::int64_t>(strings_.intern(*bytes))});
 }
 
-Status PickleMachine::skip_bytes(Reader& in, std::uint64_t length) {
+bool PickleMachine::skip_bytes(Reader& in, std::uint64_t length) {
   if (length > limits_.max_string_bytes) {
-    return error_at(fmt::format("a bytes value of {} bytes; the limit is {} bytes", length,
-                                limits_.max_string_bytes));
+    return fail(fmt::format("a bytes value of {} bytes; the limit is {} bytes", length,
+                            limits_.max_string_bytes));
   }
-  Result<std::string_view> bytes = in.take(static_cast<std::size_t>(length));
-  if (!bytes) return std::move(bytes).error();
+  if (!in.take(static_cast<std::size_t>(length))) return false;
   return push(Value{Kind::kBytes, static_cast<std::int64_t>(length)});
 }
 
 // LONG1 / LONG4: little-endian two's complement of `length` bytes, kept when it fits 64 bits.
-Status PickleMachine::push_long(Reader& in, std::uint64_t length) {
+bool PickleMachine::push_long(Reader& in, std::uint64_t length) {
   if (length > 8) {
-    Result<std::string_view> bytes = in.take(std::min<std::uint64_t>(length, 1 << 20));
-    if (!bytes) return std::move(bytes).error();
-    return error_at(fmt::format("an integer of {} bytes does not fit in 64 bits", length));
+    return fail(fmt::format("an integer of {} bytes does not fit in 64 bits", length));
   }
-  Result<std::string_view> bytes = in.take(static_cast<std::size_t>(length));
-  if (!bytes) return std::move(bytes).error();
+  const std::optional<std::string_view> bytes = in.take(static_cast<std::size_t>(length));
+  if (!bytes) return false;
   std::uint64_t value = 0;
   for (std::size_t i = 0; i < length; ++i) {
     value |= static_cast<std::uint64_t>(static_cast<std::uint8_t>((*bytes)[i])) << (8 * i);
@@ -396,54 +428,48 @@ Status PickleMachine::push_long(Reader& in, std::uint64_t length) {
 }
 
 template <typename T>
-Result<T> PickleMachine::read_le(Reader& in) {
-  Result<std::string_view> bytes = in.take(sizeof(T));
-  if (!bytes) return std::move(bytes).error();
-  return little_endian<T>(*bytes);
+[[gnu::always_inline]] inline bool PickleMachine::read_le(Reader& in, std::uint64_t& out) {
+  const std::optional<std::string_view> bytes = in.take(sizeof(T));
+  if (!bytes) return false;
+  out = static_cast<std::uint64_t>(little_endian<T>(*bytes));
+  return true;
 }
 
-// Reads a length or index of type T, then runs `then` with it.
-template <typename T, typename Then>
-Status PickleMachine::with_le(Reader& in, Then&& then) {
-  Result<T> value = read_le<T>(in);
-  if (!value) return std::move(value).error();
-  return then(static_cast<std::uint64_t>(*value));
-}
-
-Status PickleMachine::step(Reader& in, std::uint8_t opcode, bool& stopped) {
-  auto mark_then = [this](auto&& then) -> Status {
-    Result<std::size_t> begin = pop_mark();
-    if (!begin) return std::move(begin).error();
-    return then(*begin);
-  };
+bool PickleMachine::step(Reader& in, std::uint8_t opcode, bool& stopped) {
+  std::uint64_t n = 0;
   switch (opcode) {
     case op::kProto:
-      return with_le<std::uint8_t>(in, [](std::uint64_t) { return Status{Done{}}; });
+      return read_le<std::uint8_t>(in, n);
     case op::kFrame:
-      return with_le<std::uint64_t>(in, [](std::uint64_t) { return Status{Done{}}; });
+      return read_le<std::uint64_t>(in, n);
     case op::kStop:
       stopped = true;
-      return Done{};
+      return true;
     case op::kMark:
       if (marks_.size() >= limits_.max_marks) {
-        return error_at(fmt::format("more than {} nested MARKs", limits_.max_marks));
+        return fail(fmt::format("more than {} nested MARKs", limits_.max_marks));
       }
       marks_.push_back(stack_.size());
-      return Done{};
+      return true;
     case op::kPop:
       if (!marks_.empty() && marks_.back() == stack_.size()) {
         marks_.pop_back();
-        return Done{};
+        return true;
       }
-      return pop() ? Status{Done{}} : Status{error_at("POP with an empty stack")};
-    case op::kPopMark:
-      return mark_then([this](std::size_t begin) {
-        stack_.resize(begin);
-        return Status{Done{}};
-      });
+      if (stack_.empty()) return fail("POP with an empty stack");
+      stack_.pop_back();
+      return true;
+    case op::kPopMark: {
+      const std::optional<std::size_t> begin = pop_mark();
+      if (!begin) return false;
+      stack_.resize(*begin);
+      return true;
+    }
     case op::kDup:
-      if (stack_.empty()) return error_at("DUP with an empty stack");
-      if (stack_.back().is_container()) container(stack_.back().payload).shared_open = true;
+      if (stack_.size() <= floor()) return fail("DUP with an empty stack");
+      if (stack_.back().is_container()) {
+        mutable_container(stack_.back().payload).shared_open = true;
+      }
       return push(stack_.back());
     case op::kNone:
       return push(Value{Kind::kNone, 0});
@@ -452,47 +478,37 @@ Status PickleMachine::step(Reader& in, std::uint8_t opcode, bool& stopped) {
     case op::kNewFalse:
       return push(Value{Kind::kBool, 0});
     case op::kBinInt:
-      return with_le<std::int32_t>(in, [this](std::uint64_t v) {
-        return push(Value{Kind::kInt, static_cast<std::int32_t>(v)});
-      });
+      return read_le<std::uint32_t>(in, n) &&
+             push(Value{Kind::kInt, static_cast<std::int32_t>(static_cast<std::uint32_t>(n))});
     case op::kBinInt1:
-      return with_le<std::uint8_t>(in, [this](std::uint64_t v) {
-        return push(Value{Kind::kInt, static_cast<std::int64_t>(v)});
-      });
+      return read_le<std::uint8_t>(in, n) && push(Value{Kind::kInt, static_cast<std::int64_t>(n)});
     case op::kBinInt2:
-      return with_le<std::uint16_t>(in, [this](std::uint64_t v) {
-        return push(Value{Kind::kInt, static_cast<std::int64_t>(v)});
-      });
+      return read_le<std::uint16_t>(in, n) && push(Value{Kind::kInt, static_cast<std::int64_t>(n)});
     case op::kLong1:
-      return with_le<std::uint8_t>(in, [this, &in](std::uint64_t n) { return push_long(in, n); });
+      return read_le<std::uint8_t>(in, n) && push_long(in, n);
     case op::kLong4:
-      return with_le<std::int32_t>(in, [this, &in](std::uint64_t n) {
-        if (static_cast<std::int32_t>(n) < 0)
-          return Status{error_at("LONG4 with a negative length")};
-        return push_long(in, n);
-      });
+      if (!read_le<std::uint32_t>(in, n)) return false;
+      if (n > 0x7fffffffU) return fail("LONG4 with a negative length");
+      return push_long(in, n);
     case op::kBinFloat: {
-      Result<std::string_view> bytes = in.take(8);  // big-endian, unlike every other field
-      if (!bytes) return std::move(bytes).error();
-      return push(Value::of_float(std::bit_cast<double>(big_endian_u64(*bytes))));
+      const std::optional<std::string_view> bytes = in.take(8);  // big-endian, unlike the rest
+      return bytes && push(Value::of_float(std::bit_cast<double>(big_endian_u64(*bytes))));
     }
     case op::kShortBinUnicode:
     case op::kShortBinString:
-      return with_le<std::uint8_t>(in, [this, &in](std::uint64_t n) { return push_string(in, n); });
+      return read_le<std::uint8_t>(in, n) && push_string(in, n);
     case op::kBinUnicode:
     case op::kBinString:
-      return with_le<std::uint32_t>(in,
-                                    [this, &in](std::uint64_t n) { return push_string(in, n); });
+      return read_le<std::uint32_t>(in, n) && push_string(in, n);
     case op::kBinUnicode8:
-      return with_le<std::uint64_t>(in,
-                                    [this, &in](std::uint64_t n) { return push_string(in, n); });
+      return read_le<std::uint64_t>(in, n) && push_string(in, n);
     case op::kShortBinBytes:
-      return with_le<std::uint8_t>(in, [this, &in](std::uint64_t n) { return skip_bytes(in, n); });
+      return read_le<std::uint8_t>(in, n) && skip_bytes(in, n);
     case op::kBinBytes:
-      return with_le<std::uint32_t>(in, [this, &in](std::uint64_t n) { return skip_bytes(in, n); });
+      return read_le<std::uint32_t>(in, n) && skip_bytes(in, n);
     case op::kBinBytes8:
     case op::kByteArray8:
-      return with_le<std::uint64_t>(in, [this, &in](std::uint64_t n) { return skip_bytes(in, n); });
+      return read_le<std::uint64_t>(in, n) && skip_bytes(in, n);
     case op::kEmptyDict:
       return open_container(Kind::kDict);
     case op::kEmptyList:
@@ -502,53 +518,65 @@ Status PickleMachine::step(Reader& in, std::uint8_t opcode, bool& stopped) {
     case op::kTuple1:
     case op::kTuple2:
     case op::kTuple3: {
-      const std::size_t n = opcode - op::kTuple1 + 1U;
-      const std::size_t floor = marks_.empty() ? 0 : marks_.back();
-      if (stack_.size() < floor + n) return error_at("TUPLE1/2/3 with too few values");
-      return collect(stack_.size() - n, Kind::kTuple);
+      const std::size_t count = opcode - op::kTuple1 + 1U;
+      if (stack_.size() < floor() + count) return fail("TUPLE1/2/3 with too few values");
+      return collect(stack_.size() - count, Kind::kTuple);
     }
     case op::kTuple:
-      return mark_then([this](std::size_t b) { return collect(b, Kind::kTuple); });
     case op::kList:
-      return mark_then([this](std::size_t b) { return collect(b, Kind::kList); });
-    case op::kDict:
-      return mark_then([this](std::size_t b) { return collect(b, Kind::kDict); });
-    case op::kAppend: {
-      const std::size_t floor = marks_.empty() ? 0 : marks_.back();
-      if (stack_.size() < floor + 2) return error_at("APPEND with too few values");
-      return append_items(stack_.size() - 1);
+    case op::kDict: {
+      const std::optional<std::size_t> begin = pop_mark();
+      if (!begin) return false;
+      const Kind kind = opcode == op::kTuple  ? Kind::kTuple
+                        : opcode == op::kList ? Kind::kList
+                                              : Kind::kDict;
+      return collect(*begin, kind);
     }
+    case op::kAppend:
     case op::kAppends:
-      return mark_then([this](std::size_t b) { return append_items(b); });
-    case op::kSetItem: {
-      const std::size_t floor = marks_.empty() ? 0 : marks_.back();
-      if (stack_.size() < floor + 3) return error_at("SETITEM with too few values");
-      return set_items(stack_.size() - 2);
+    case op::kSetItem:
+    case op::kSetItems: {
+      const bool list = opcode == op::kAppend || opcode == op::kAppends;
+      std::size_t begin = 0;
+      if (opcode == op::kAppends || opcode == op::kSetItems) {
+        const std::optional<std::size_t> mark = pop_mark();
+        if (!mark) return false;
+        begin = *mark;
+      } else {
+        const std::size_t count = list ? 1 : 2;
+        if (stack_.size() < floor() + count + 1) return fail("APPEND/SETITEM with too few values");
+        begin = stack_.size() - count;
+      }
+      if (begin == 0 || stack_[begin - 1].kind != (list ? Kind::kList : Kind::kDict)) {
+        return fail(list ? "APPEND(S) to something that is not a list"
+                         : "SETITEM(S) on something that is not a dict");
+      }
+      if (!list && (stack_.size() - begin) % 2 != 0)
+        return fail("SETITEMS with a key and no value");
+      return move_items(begin, stack_[begin - 1]);
     }
-    case op::kSetItems:
-      return mark_then([this](std::size_t b) { return set_items(b); });
     case op::kMemoize:
       return memo_put(memo_.size());
     case op::kBinPut:
-      return with_le<std::uint8_t>(in, [this](std::uint64_t i) { return memo_put(i); });
+      return read_le<std::uint8_t>(in, n) && memo_put(n);
     case op::kLongBinPut:
-      return with_le<std::uint32_t>(in, [this](std::uint64_t i) { return memo_put(i); });
+      return read_le<std::uint32_t>(in, n) && memo_put(n);
     case op::kBinGet:
-      return with_le<std::uint8_t>(in, [this](std::uint64_t i) { return memo_get(i); });
+      return read_le<std::uint8_t>(in, n) && memo_get(n);
     case op::kLongBinGet:
-      return with_le<std::uint32_t>(in, [this](std::uint64_t i) { return memo_get(i); });
+      return read_le<std::uint32_t>(in, n) && memo_get(n);
     default:
       break;
   }
   const std::string_view name = refused_name(opcode);
   if (!name.empty()) {
-    return error_at(
+    return fail(
         fmt::format("opcode 0x{:02x} ({}) is not plain data: stepscope reads only "
                     "dicts, lists, strings and numbers, and never imports or calls "
                     "anything from a pickle",
                     opcode, name));
   }
-  return error_at(fmt::format("0x{:02x} is not a pickle opcode (not a pickle file?)", opcode));
+  return fail(fmt::format("0x{:02x} is not a pickle opcode (not a pickle file?)", opcode));
 }
 
 }  // namespace stepscope::snapshot

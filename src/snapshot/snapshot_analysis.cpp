@@ -149,6 +149,7 @@ void replay(const MemorySnapshot& s, const std::vector<std::size_t>& entries, Sn
     return s.entries[e].action == SnapshotAction::kFreeCompleted;
   });
   std::unordered_map<std::uint64_t, Live> live;
+  live.reserve(1024);
   for (std::size_t e : entries) {  // first pass: the allocations from before the trace
     const SnapshotEntry& entry = s.entries[e];
     if (entry.action == SnapshotAction::kAlloc) live[entry.address] = {entry.size, entry.stack};
@@ -208,12 +209,13 @@ void add_traces(const MemorySnapshot& s, std::map<std::int32_t, SnapshotDevice>&
         if (d.first_time_us == kAbsent) d.first_time_us = entry.time_us;
         d.last_time_us = entry.time_us;
       }
-      if (entry.action == SnapshotAction::kOom) {
-        ++d.ooms;
-        d.last_oom_device_free = entry.device_free;
-      }
+      if (entry.action == SnapshotAction::kOom) ++d.ooms;
     }
     replay(s, entries, d, sites, top);
+  }
+  for (const OomRecord& oom : s.ooms) {  // in file order: the last one per device wins
+    const std::int32_t device = s.entries[oom.entry].device;
+    device_slot(devices, device).last_oom_device_free = oom.device_free;
   }
 }
 

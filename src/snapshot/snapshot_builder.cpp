@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <cassert>
 #include <cstring>
 #include <string_view>
 
@@ -82,22 +83,23 @@ std::size_t SnapshotBuilder::FrameKeyHash::operator()(const FrameKey& k) const {
 }
 
 SnapshotBuilder::SnapshotBuilder(MemorySnapshot& out) : out_(out) {
-  for (std::size_t k = 0; k < kKeyCount; ++k) key_ids_[k] = out_.strings.intern(kKeyNames[k]);
+  for (std::size_t k = 0; k < kKeyCount; ++k) {
+    key_ids_[k] = out_.strings.intern(kKeyNames[k]);
+    assert(key_ids_[k] == key_ids_[0] + k);  // fields_of relies on it: a fresh pool
+  }
 }
 
 namespace {
 
+// The known keys were interned first, into a fresh pool, so their ids are consecutive: a key's
+// id minus the first one is its Key (checked in the constructor).
 Fields fields_of(const Container& dict, const std::array<StringId, kKeyCount>& keys) {
   Fields fields{};
   for (std::size_t i = 0; i + 1 < dict.items.size(); i += 2) {
     const Value& key = dict.items[i];
     if (key.kind != Kind::kString) continue;
-    for (std::size_t k = 0; k < kKeyCount; ++k) {
-      if (keys[k] == static_cast<StringId>(key.payload)) {
-        fields[k] = &dict.items[i + 1];
-        break;
-      }
-    }
+    const auto k = static_cast<std::size_t>(static_cast<StringId>(key.payload) - keys[0]);
+    if (k < kKeyCount) fields[k] = &dict.items[i + 1];
   }
   return fields;
 }
@@ -125,8 +127,20 @@ StackId SnapshotBuilder::stack_of(const Value* frames) const {
   return static_cast<StackId>(frames->payload);
 }
 
+bool SnapshotBuilder::adopt(std::int64_t list, Value item) {
+  if (item.kind != Kind::kEntry) return false;
+  const auto index = static_cast<std::size_t>(list);
+  if (lists_with_entries_.size() <= index) lists_with_entries_.resize(index + 1);
+  lists_with_entries_[index] = true;
+  // The container index stands in for the device until the root says which device it is.
+  out_.entries[static_cast<std::size_t>(item.payload)].device = static_cast<std::int32_t>(list);
+  return true;
+}
+
 Result<Value> SnapshotBuilder::finish(Value value, std::uint64_t offset) {
   const Container& c = machine_->container(value.payload);
+  const auto index = static_cast<std::size_t>(value.payload);
+  if (index < lists_with_entries_.size() && lists_with_entries_[index]) return value;
   if (c.kind == Kind::kList && !c.items.empty()) {
     for (const Value& item : c.items) {
       if (item.kind != Kind::kFrame) return value;
@@ -186,11 +200,13 @@ Result<Value> SnapshotBuilder::make_entry(const Fields& f, std::uint64_t offset)
   for (const auto* r : {&addr, &size, &stream, &time, &device_free}) {
     if (!*r) return r->error();
   }
+  if (entry.action == SnapshotAction::kOom) {
+    out_.ooms.push_back(OomRecord{out_.entries.size(), *device_free});
+  }
   entry.address = static_cast<std::uint64_t>(*addr);
   entry.size = *size;
   entry.stream = *stream;
   entry.time_us = *time;
-  entry.device_free = *device_free;
   entry.stack = stack_of(f[kFrames]);
   out_.entries.push_back(entry);
   return Value{Kind::kEntry, static_cast<std::int64_t>(out_.entries.size() - 1)};
@@ -302,18 +318,20 @@ Status SnapshotBuilder::finish_root(Value root, std::uint64_t offset) {
   }
   const std::vector<Value>& devices = machine_->container(traces->payload).items;
   out_.device_trace_count = static_cast<std::int32_t>(devices.size());
+  std::unordered_map<std::int64_t, std::int32_t> device_of_list;
   for (std::size_t d = 0; d < devices.size(); ++d) {
     if (devices[d].kind != Kind::kList) {
       return make_error(fmt::format("'device_traces'[{}] is not a list", d), offset);
     }
-    for (const Value& entry : machine_->container(devices[d].payload).items) {
-      if (entry.kind != Kind::kEntry) {
-        return make_error(
-            fmt::format("'device_traces'[{}] holds something that is not a trace entry", d),
-            offset);
-      }
-      out_.entries[static_cast<std::size_t>(entry.payload)].device = static_cast<std::int32_t>(d);
+    if (!machine_->container(devices[d].payload).items.empty()) {
+      return make_error(
+          fmt::format("'device_traces'[{}] holds something that is not a trace entry", d), offset);
     }
+    device_of_list[devices[d].payload] = static_cast<std::int32_t>(d);
+  }
+  for (SnapshotEntry& entry : out_.entries) {
+    auto found = device_of_list.find(entry.device);
+    entry.device = found == device_of_list.end() ? -1 : found->second;
   }
   return Done{};
 }

@@ -14,13 +14,15 @@
 
 namespace stepscope::snapshot {
 
-class SnapshotBuilder {
+class SnapshotBuilder : public ContainerSink {
  public:
   explicit SnapshotBuilder(MemorySnapshot& out);
-  void attach(PickleMachine& machine) { machine_ = &machine; }
+  void attach(const PickleMachine& machine) { machine_ = &machine; }
 
-  // The pickle machine's Finisher.
-  Result<Value> finish(Value container, std::uint64_t offset);
+  Result<Value> finish(Value container, std::uint64_t offset) override;
+  // Trace entries are kept in the snapshot's table with the list they belong to, not in it.
+  bool adopt(std::int64_t list, Value item) override;
+  [[nodiscard]] Kind adopted_kind() const override { return Kind::kEntry; }
   // After STOP: reads the root dict (or, from torch < 2.1, the bare list of segments).
   Status finish_root(Value root, std::uint64_t offset);
 
@@ -44,7 +46,8 @@ class SnapshotBuilder {
   StackId stack_of(const Value* frames) const;
 
   MemorySnapshot& out_;
-  PickleMachine* machine_ = nullptr;
+  const PickleMachine* machine_ = nullptr;
+  std::vector<bool> lists_with_entries_;  // by container index
   std::unordered_map<FrameKey, std::uint32_t, FrameKeyHash> frame_ids_;
   std::unordered_map<std::string, StackId> stack_ids_;
   std::string stack_key_;               // scratch

@@ -14,10 +14,7 @@ Result<MemorySnapshot> read_snapshot(io::ByteSource& source, const std::string& 
   MemorySnapshot snapshot;
   snapshot.source_path = name;
   snapshot::SnapshotBuilder builder(snapshot);
-  snapshot::PickleMachine machine(snapshot.strings,
-                                  [&builder](snapshot::Value value, std::uint64_t offset) {
-                                    return builder.finish(value, offset);
-                                  });
+  snapshot::PickleMachine machine(snapshot.strings, builder);
   builder.attach(machine);
   Result<snapshot::Value> root = machine.run(source);
   auto named = [&name](Error error) {
@@ -56,7 +53,7 @@ std::size_t MemorySnapshot::bytes() const {
   std::size_t total = strings.bytes() + frames.capacity() * sizeof(SnapshotFrame) +
                       stack_offsets.capacity() * 4 + stack_frames.capacity() * 4 +
                       blocks.capacity() * sizeof(SnapshotBlock) +
-                      entries.capacity() * sizeof(SnapshotEntry);
+                      entries.size() * sizeof(SnapshotEntry) + ooms.capacity() * sizeof(OomRecord);
   for (const SnapshotSegment& s : segments) total += sizeof(s) + s.blocks.capacity() * 4;
   return total;
 }
