@@ -78,13 +78,13 @@ def main() -> int:
         child_cpu = float(report_path.read_text())
 
     summary = timeline["summary"]
-    duration = summary["duration_s"]
+    duration = summary["duration_us"] / 1e6
     reported = summary["monitor_cpu_share_of_core"]
     outside = (usage.ru_utime + usage.ru_stime - child_cpu) / duration
     main_cpu = summary["distributions"]["main_cpu_cores"]
     print(f"benchmark: busy main process + {args.workers} busy worker(s), {duration:.1f} s, "
           f"interval {args.interval}, {summary['samples']} samples "
-          f"(mean interval {summary['mean_interval_ms']:.1f} ms), "
+          f"(mean interval {summary['mean_interval_us'] / 1000:.1f} ms), "
           f"{os.cpu_count()} CPUs")  # fmt: skip
     print(f"child main process CPU p50: {main_cpu['p50']:.2f} cores; "
           f"verdict: {summary['verdict']['id']}")  # fmt: skip

@@ -102,8 +102,8 @@ void GpuSampler::sample(std::int64_t now_ns, bool slow_figures, const std::set<s
     GpuSample s = d.slow;
     nvml::Utilization utilization{};
     if (nvml.utilization && nvml.utilization(d.handle, &utilization) == nvml::kSuccess) {
-      s.utilization_pct = utilization.gpu;
-      s.memory_utilization_pct = utilization.memory;
+      s.utilization_share = utilization.gpu / 100.0;  // NVML says percent
+      s.memory_utilization_share = utilization.memory / 100.0;
     }
     nvml::Memory memory{};
     if (nvml.memory && nvml.memory(d.handle, &memory) == nvml::kSuccess) {

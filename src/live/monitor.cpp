@@ -45,14 +45,14 @@ LiveStatus status_of(const Sample& s) {
   double used = 0;
   int counted = 0;
   for (const GpuSample& g : s.gpus) {
-    if (!g.utilization_pct || !g.memory_used_bytes || !g.memory_total_bytes) continue;
-    utilization += *g.utilization_pct;
+    if (!g.utilization_share || !g.memory_used_bytes || !g.memory_total_bytes) continue;
+    utilization += *g.utilization_share;
     used += static_cast<double>(*g.memory_used_bytes) /
             static_cast<double>(std::max<std::uint64_t>(1, *g.memory_total_bytes));
     ++counted;
   }
   if (counted > 0) {
-    status.gpu_utilization_pct = utilization / counted;
+    status.gpu_utilization_share = utilization / counted;
     status.gpu_memory_used_share = used / counted;
   }
   return status;

@@ -55,8 +55,8 @@ void write_summary(render::JsonWriter& w, const MonitorSummary& s) {
   w.key("summary");
   w.begin_object();
   w.field("samples", s.samples);
-  w.field("duration_s", s.duration_s);
-  w.field("mean_interval_ms", s.mean_interval_ms);
+  w.field("duration_us", s.duration_s * 1e6);
+  w.field("mean_interval_us", s.mean_interval_ms * 1e3);
   w.field("max_workers", s.max_workers);
   w.field("gpu_available", s.gpu_available);
   w.key("gpus_used");
@@ -73,8 +73,8 @@ void write_summary(render::JsonWriter& w, const MonitorSummary& s) {
   write_distribution(w, "machine_cpu_share", s.machine_cpu_share);
   write_distribution(w, "tree_rss_bytes", s.tree_rss_bytes);
   write_distribution(w, "machine_memory_used_bytes", s.machine_memory_used_bytes);
-  write_distribution(w, "gpu_utilization_pct", s.gpu_utilization_pct);
-  write_distribution(w, "gpu_memory_utilization_pct", s.gpu_memory_utilization_pct);
+  write_distribution(w, "gpu_utilization_share", s.gpu_utilization_share);
+  write_distribution(w, "gpu_memory_utilization_share", s.gpu_memory_utilization_share);
   write_distribution(w, "gpu_memory_used_share", s.gpu_memory_used_share);
   write_distribution(w, "gpu_power_w", s.gpu_power_w);
   write_distribution(w, "gpu_sm_clock_mhz", s.gpu_sm_clock_mhz);
@@ -103,8 +103,8 @@ void write_process(render::JsonWriter& w, const ProcessSample& p) {
 void write_gpu(render::JsonWriter& w, const GpuSample& g) {
   w.begin_object();
   w.field("index", g.index);
-  field_optional(w, "utilization_pct", g.utilization_pct);
-  field_optional(w, "memory_utilization_pct", g.memory_utilization_pct);
+  field_optional(w, "utilization_share", g.utilization_share);
+  field_optional(w, "memory_utilization_share", g.memory_utilization_share);
   field_optional(w, "memory_used_bytes", g.memory_used_bytes);
   field_optional(w, "memory_total_bytes", g.memory_total_bytes);
   field_optional(w, "power_w", g.power_w);
@@ -175,7 +175,7 @@ std::string render_timeline_json(const Timeline& t, const MonitorSummary& summar
   w.end_array();
   w.field("root_pid", t.root_pid);
   field_optional(w, "exit_status", t.exit_status);
-  w.field("start_unix_ns", t.start_unix_ns);
+  w.field_us("start_unix_us", t.start_unix_ns);
   w.field_us("requested_interval_us", t.requested_interval_ns);
   w.field_us("duration_us", t.duration_ns);
   w.field("cpu_count", t.cpu_count);
@@ -198,7 +198,7 @@ std::string render_timeline_json(const Timeline& t, const MonitorSummary& summar
   w.end_array();
   w.field("samples_taken", t.samples_taken);
   w.field("sample_stride", t.sample_stride);
-  w.field("monitor_cpu_seconds", t.monitor_cpu_seconds);
+  w.field("monitor_cpu_us", t.monitor_cpu_seconds * 1e6);
   write_summary(w, summary);
   w.key("samples");
   w.begin_array();
@@ -217,7 +217,7 @@ std::string render_timeline_csv(const Timeline& t) {
       "main_write_bytes_per_s,main_voluntary_switches_per_s,main_involuntary_switches_per_s,"
       "workers,workers_cpu_cores,workers_rss_bytes";
   for (const GpuInfo& g : t.gpus) {
-    for (const char* f : {"utilization_pct", "memory_utilization_pct", "memory_used_bytes",
+    for (const char* f : {"utilization_share", "memory_utilization_share", "memory_used_bytes",
                           "power_w", "sm_clock_mhz", "memory_clock_mhz", "temperature_c",
                           "pcie_tx_bytes_per_s", "pcie_rx_bytes_per_s"}) {
       out += fmt::format(",gpu{}_{}", g.index, f);
@@ -256,11 +256,11 @@ std::string render_timeline_csv(const Timeline& t) {
         out += ",,,,,,,,,";
         continue;
       }
-      out +=
-          fmt::format(",{},{},{},{},{},{},{},{},{}", cell(g->utilization_pct),
-                      cell(g->memory_utilization_pct), cell(g->memory_used_bytes), cell(g->power_w),
-                      cell(g->sm_clock_mhz), cell(g->memory_clock_mhz), cell(g->temperature_c),
-                      cell(g->pcie_tx_bytes_per_s), cell(g->pcie_rx_bytes_per_s));
+      out += fmt::format(",{},{},{},{},{},{},{},{},{}", cell(g->utilization_share),
+                         cell(g->memory_utilization_share), cell(g->memory_used_bytes),
+                         cell(g->power_w), cell(g->sm_clock_mhz), cell(g->memory_clock_mhz),
+                         cell(g->temperature_c), cell(g->pcie_tx_bytes_per_s),
+                         cell(g->pcie_rx_bytes_per_s));
     }
     out += '\n';
   }
@@ -283,8 +283,8 @@ std::string render_summary_text(const MonitorSummary& s) {
              fmt::format("GiB of {:.1f}", static_cast<double>(s.machine_memory_total_bytes) / kGiB),
              1);
   if (s.gpu_available) {
-    out += row("GPU utilisation", s.gpu_utilization_pct, 1, "%", 0);
-    out += row("GPU memory busy", s.gpu_memory_utilization_pct, 1, "%", 0);
+    out += row("GPU utilisation", s.gpu_utilization_share, 100, "%", 0);
+    out += row("GPU memory busy", s.gpu_memory_utilization_share, 100, "%", 0);
     out += row("GPU memory used", s.gpu_memory_used_share, 100, "%", 0);
     out += row("GPU power", s.gpu_power_w, 1, "W", 0);
     out += row("SM clock", s.gpu_sm_clock_mhz, 1, "MHz", 0);
@@ -304,8 +304,8 @@ std::string render_summary_text(const MonitorSummary& s) {
 std::string render_status_line(const LiveStatus& s) {
   if (!s.has_sample) return "stepscope monitor: starting";
   std::string line;
-  if (s.gpu_utilization_pct) {
-    line += fmt::format("GPU {:3.0f}% mem {:3.0f}% | ", *s.gpu_utilization_pct,
+  if (s.gpu_utilization_share) {
+    line += fmt::format("GPU {:3.0f}% mem {:3.0f}% | ", *s.gpu_utilization_share * 100,
                         s.gpu_memory_used_share.value_or(0) * 100);
   }
   line += fmt::format("main {:.2f} cores", s.main_cpu_cores);

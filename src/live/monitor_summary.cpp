@@ -15,9 +15,9 @@ namespace stepscope::live {
 
 namespace {
 
-constexpr double kGpuStarvingPct = 70;  // below: the GPU waits for work a good part of the time
-constexpr double kGpuBusyPct = 90;      // at or above: the time is in kernels
-constexpr double kPinnedCores = 0.85;   // a process at this share of one core is CPU-bound
+constexpr double kGpuStarvingShare = 0.70;  // below: the GPU waits for work a good part of the time
+constexpr double kGpuBusyShare = 0.90;      // at or above: the time is in kernels
+constexpr double kPinnedCores = 0.85;       // a process at this share of one core is CPU-bound
 constexpr double kWorkerSaturatedCores = 0.8;
 constexpr double kMachineSaturatedShare = 0.9;
 constexpr double kGpuMemoryFullShare = 0.95;
@@ -101,10 +101,10 @@ void summarize_gpus(const Timeline& timeline, MonitorSummary& out) {
     if (!v) return std::nullopt;
     return static_cast<double>(*v);
   };
-  out.gpu_utilization_pct =
-      over_gpus(timeline, chosen, [](const GpuSample& g) { return g.utilization_pct; });
-  out.gpu_memory_utilization_pct =
-      over_gpus(timeline, chosen, [](const GpuSample& g) { return g.memory_utilization_pct; });
+  out.gpu_utilization_share =
+      over_gpus(timeline, chosen, [](const GpuSample& g) { return g.utilization_share; });
+  out.gpu_memory_utilization_share =
+      over_gpus(timeline, chosen, [](const GpuSample& g) { return g.memory_utilization_share; });
   out.gpu_memory_used_share =
       over_gpus(timeline, chosen, [](const GpuSample& g) -> std::optional<double> {
         if (!g.memory_used_bytes || !g.memory_total_bytes || *g.memory_total_bytes == 0) {
@@ -162,14 +162,14 @@ constexpr const char* kKernelsNext =
     "gaps that launch overhead leaves between them.";
 
 MonitorVerdict gpu_verdict(const MonitorSummary& f, bool pinned, bool workers, bool machine) {
-  const double util = f.gpu_utilization_pct.p50;
-  if (util >= kGpuBusyPct) {
+  const double util = f.gpu_utilization_share.p50;
+  if (util >= kGpuBusyShare) {
     return make_verdict(Bottleneck::kGpuCompute, "device-busy",
                         "Device-busy: the GPU runs kernels nearly all the time", kKernelsNext);
   }
   if (workers) return input_bound(f);
   if (pinned || machine) return host_bound(!pinned);
-  if (util >= kGpuStarvingPct) {
+  if (util >= kGpuStarvingShare) {
     return make_verdict(Bottleneck::kGpuCompute, "device-mostly-busy",
                         "Device mostly busy: the GPU runs kernels most of the time and no CPU "
                         "is saturated",
@@ -198,12 +198,11 @@ std::string percent(double share) { return fmt::format("{:.0f}%", share * 100); 
 
 void add_reasons(const MonitorSummary& f, MonitorVerdict& v) {
   if (f.gpu_available) {
-    v.reasons.push_back(
-        fmt::format("GPU utilisation p50 {:.0f}% (p5 {:.0f}%, p95 {:.0f}%) over GPU {}; starving "
-                    "below {:.0f}%, "
-                    "busy from {:.0f}%",
-                    f.gpu_utilization_pct.p50, f.gpu_utilization_pct.p5, f.gpu_utilization_pct.p95,
-                    fmt::format("{}", fmt::join(f.gpus_used, ", ")), kGpuStarvingPct, kGpuBusyPct));
+    v.reasons.push_back(fmt::format(
+        "GPU utilisation p50 {} (p5 {}, p95 {}) over GPU {}; starving below {}, busy from {}",
+        percent(f.gpu_utilization_share.p50), percent(f.gpu_utilization_share.p5),
+        percent(f.gpu_utilization_share.p95), fmt::format("{}", fmt::join(f.gpus_used, ", ")),
+        percent(kGpuStarvingShare), percent(kGpuBusyShare)));
     if (!f.gpus_used_seen) {
       v.reasons.push_back(
           "no GPU listed a monitored process (another pid namespace?): all GPUs "

@@ -50,7 +50,7 @@ Timeline timeline_of(const Shape& shape, int samples = 50) {
     if (shape.gpu_util) {
       GpuSample g;
       g.index = 0;
-      g.utilization_pct = *shape.gpu_util;
+      g.utilization_share = *shape.gpu_util;
       g.memory_total_bytes = 80ULL << 30;
       g.memory_used_bytes =
           static_cast<std::uint64_t>(shape.gpu_memory_share * static_cast<double>(80ULL << 30));
@@ -77,10 +77,10 @@ TEST(LiveSummary, NearestRankPercentiles) {
 }
 
 TEST(LiveSummary, StarvingGpuAndPinnedMainIsHostBound) {
-  const MonitorSummary s = summarize(timeline_of({.main_cpu = 1.0, .gpu_util = 45}));
+  const MonitorSummary s = summarize(timeline_of({.main_cpu = 1.0, .gpu_util = 0.45}));
   EXPECT_TRUE(s.gpu_available);
   EXPECT_TRUE(s.gpus_used_seen);
-  EXPECT_DOUBLE_EQ(s.gpu_utilization_pct.p50, 45);
+  EXPECT_DOUBLE_EQ(s.gpu_utilization_share.p50, 0.45);
   EXPECT_EQ(s.verdict.id, "host-bound");
   EXPECT_EQ(s.verdict.bottleneck, Bottleneck::kHostOverhead);
   ASSERT_FALSE(s.verdict.reasons.empty());
@@ -89,7 +89,7 @@ TEST(LiveSummary, StarvingGpuAndPinnedMainIsHostBound) {
 
 TEST(LiveSummary, SaturatedWorkersWithIdleGpuIsInputBound) {
   const MonitorSummary s =
-      summarize(timeline_of({.main_cpu = 0.3, .workers = 4, .worker_cpu = 0.97, .gpu_util = 20}));
+      summarize(timeline_of({.main_cpu = 0.3, .workers = 4, .worker_cpu = 0.97, .gpu_util = 0.20}));
   EXPECT_EQ(s.max_workers, 4);
   EXPECT_NEAR(s.workers_cpu_cores.p50, 3.88, 1e-9);
   EXPECT_NEAR(s.worker_mean_cpu_cores.p50, 0.97, 1e-9);
@@ -98,21 +98,21 @@ TEST(LiveSummary, SaturatedWorkersWithIdleGpuIsInputBound) {
 }
 
 TEST(LiveSummary, BusyGpuSaysLookAtKernelsNotGreenLight) {
-  const MonitorSummary s = summarize(timeline_of({.main_cpu = 1.0, .gpu_util = 96}));
+  const MonitorSummary s = summarize(timeline_of({.main_cpu = 1.0, .gpu_util = 0.96}));
   EXPECT_EQ(s.verdict.id, "device-busy");
   EXPECT_EQ(s.verdict.bottleneck, Bottleneck::kGpuCompute);
   EXPECT_NE(s.verdict.next_step.find("not a green light"), std::string::npos);
 }
 
 TEST(LiveSummary, StarvingGpuWithIdleHostIsWaiting) {
-  const MonitorSummary s = summarize(timeline_of({.main_cpu = 0.2, .gpu_util = 30}));
+  const MonitorSummary s = summarize(timeline_of({.main_cpu = 0.2, .gpu_util = 0.30}));
   EXPECT_EQ(s.verdict.id, "waiting");
   EXPECT_EQ(s.verdict.bottleneck, Bottleneck::kUndetermined);
 }
 
 TEST(LiveSummary, FullGpuMemoryIsNoted) {
   const MonitorSummary s =
-      summarize(timeline_of({.main_cpu = 0.5, .gpu_util = 80, .gpu_memory_share = 0.98}));
+      summarize(timeline_of({.main_cpu = 0.5, .gpu_util = 0.80, .gpu_memory_share = 0.98}));
   EXPECT_EQ(s.verdict.id, "device-mostly-busy");
   bool noted = false;
   for (const std::string& r : s.verdict.reasons)
@@ -138,12 +138,12 @@ TEST(LiveSummary, NoSamplesIsUndetermined) {
 }
 
 TEST(LiveSummary, GpusOfOtherPidNamespacesAreAllAveraged) {
-  Timeline t = timeline_of({.main_cpu = 0.5, .gpu_util = 50});
+  Timeline t = timeline_of({.main_cpu = 0.5, .gpu_util = 0.50});
   for (Sample& s : t.samples) s.gpus[0].processes[0].in_tree = false;
   const MonitorSummary s = summarize(t);
   EXPECT_FALSE(s.gpus_used_seen);
   EXPECT_EQ(s.gpus_used, std::vector<std::uint32_t>{0});
-  EXPECT_DOUBLE_EQ(s.gpu_utilization_pct.p50, 50);
+  EXPECT_DOUBLE_EQ(s.gpu_utilization_share.p50, 0.50);
 }
 
 TEST(LiveSummary, OwnCostIsAShareOfOneCore) {
@@ -153,7 +153,7 @@ TEST(LiveSummary, OwnCostIsAShareOfOneCore) {
 
 TEST(LiveRender, JsonAndCsvCarryTheSamples) {
   const Timeline t =
-      timeline_of({.main_cpu = 1.0, .workers = 2, .worker_cpu = 0.5, .gpu_util = 60});
+      timeline_of({.main_cpu = 1.0, .workers = 2, .worker_cpu = 0.5, .gpu_util = 0.60});
   const MonitorSummary s = summarize(t);
   const std::string json = render_timeline_json(t, s);
   EXPECT_NE(json.find("\"schema\":\"stepscope.monitor\""), std::string::npos);
@@ -161,7 +161,7 @@ TEST(LiveRender, JsonAndCsvCarryTheSamples) {
   EXPECT_NE(json.find("\"time_us\":100000"), std::string::npos);
   const std::string csv = render_timeline_csv(t);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 51);
-  EXPECT_NE(csv.find("gpu0_utilization_pct"), std::string::npos);
+  EXPECT_NE(csv.find("gpu0_utilization_share"), std::string::npos);
   EXPECT_NE(render_summary_text(s).find("verdict: host-bound"), std::string::npos);
 }
 

@@ -40,7 +40,7 @@ struct LiveStatus {
   std::int32_t workers = 0;
   std::uint64_t tree_rss_bytes = 0;
   double machine_cpu_share = 0;
-  std::optional<double> gpu_utilization_pct;  // mean over the GPUs
+  std::optional<double> gpu_utilization_share;  // mean over the GPUs
   std::optional<double> gpu_memory_used_share;
 };
 
@@ -106,8 +106,8 @@ struct MonitorSummary {
   std::string gpu_status;
   std::vector<std::uint32_t> gpus_used;
   bool gpus_used_seen = false;  // false: no GPU listed a monitored process, all GPUs averaged
-  Distribution gpu_utilization_pct;
-  Distribution gpu_memory_utilization_pct;
+  Distribution gpu_utilization_share;
+  Distribution gpu_memory_utilization_share;
   Distribution gpu_memory_used_share;
   Distribution gpu_power_w;
   Distribution gpu_sm_clock_mhz;

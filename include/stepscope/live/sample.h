@@ -39,8 +39,8 @@ struct GpuProcess {
 // One GPU; a figure is absent when the device or the driver does not report it.
 struct GpuSample {
   std::uint32_t index = 0;
-  std::optional<double> utilization_pct;         // time a kernel was running (NVML's definition)
-  std::optional<double> memory_utilization_pct;  // time device memory was read or written
+  std::optional<double> utilization_share;         // time a kernel was running (NVML's definition)
+  std::optional<double> memory_utilization_share;  // time device memory was read or written
   std::optional<std::uint64_t> memory_used_bytes;
   std::optional<std::uint64_t> memory_total_bytes;
   std::optional<double> power_w;
