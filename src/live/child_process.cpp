@@ -8,8 +8,6 @@
 #include <cstring>
 #include <ctime>
 
-extern char** environ;  // POSIX: the environment the child inherits
-
 namespace stepscope::live {
 
 namespace {

@@ -74,7 +74,7 @@ class Monitor::Impl {
   }
 
   void start() {
-    thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+    thread_ = std::jthread([this](const std::stop_token& stop) { run(stop); });
   }
 
   void stop() {

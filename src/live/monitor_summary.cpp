@@ -204,9 +204,8 @@ void add_reasons(const MonitorSummary& f, MonitorVerdict& v) {
         percent(f.gpu_utilization_share.p95), fmt::format("{}", fmt::join(f.gpus_used, ", ")),
         percent(kGpuStarvingShare), percent(kGpuBusyShare)));
     if (!f.gpus_used_seen) {
-      v.reasons.push_back(
-          "no GPU listed a monitored process (another pid namespace?): all GPUs "
-          "are averaged");
+      v.reasons.emplace_back(
+          "no GPU listed a monitored process (another pid namespace?): all GPUs are averaged");
     }
   } else {
     v.reasons.push_back("no GPU figures: " + f.gpu_status);

@@ -25,7 +25,7 @@ MonitorOptions fast_options() {
 
 // Runs `argv`, monitors it for `span`, then kills what is still running.
 Timeline monitor_command(const std::vector<std::string>& argv, milliseconds span,
-                         MonitorOptions options = fast_options()) {
+                         const MonitorOptions& options = fast_options()) {
   Result<ChildProcess> child = ChildProcess::spawn(argv);
   EXPECT_TRUE(child.ok());
   if (!child) return {};
