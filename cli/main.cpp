@@ -7,6 +7,7 @@
 
 #include "analyze_command.h"
 #include "memory_command.h"
+#include "monitor_command.h"
 #include "rules_command.h"
 
 int main(int argc, char** argv) {
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
   stepscope::cli::add_memory_command(app, memory);
   stepscope::cli::RulesArguments rules;
   stepscope::cli::add_rules_command(app, rules);
+  stepscope::cli::MonitorArguments monitor;
+  stepscope::cli::add_monitor_command(app, monitor);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -33,6 +36,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("analyze")) return stepscope::cli::run_analyze(analyze);
     if (app.got_subcommand("memory")) return stepscope::cli::run_memory(memory);
     if (app.got_subcommand("rules")) return stepscope::cli::run_rules(rules);
+    if (app.got_subcommand("monitor")) return stepscope::cli::run_monitor(monitor);
   } catch (const std::exception& e) {
     fmt::print(stderr, "stepscope: internal error: {}\n", e.what());
     return 1;

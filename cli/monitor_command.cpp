@@ -1,0 +1,131 @@
+#include "monitor_command.h"
+
+#include <fmt/core.h>
+#include <sys/resource.h>
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include "progress.h"
+#include "stepscope/live/child_process.h"
+#include "stepscope/live/monitor.h"
+#include "stepscope/report.h"
+
+namespace stepscope::cli {
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+constexpr auto kStatusPeriod = std::chrono::milliseconds(500);
+
+// "100ms", "0.5s", or a bare number of seconds.
+std::optional<std::int64_t> parse_interval_ns(const std::string& text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || !std::isfinite(value) || value <= 0) return std::nullopt;
+  const std::string_view unit(end, text.data() + text.size() - end);
+  double scale = 0;
+  if (unit == "ms") {
+    scale = 1e6;
+  } else if (unit == "s" || unit.empty()) {
+    scale = 1e9;
+  } else {
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(std::llround(value * scale));
+}
+
+int fail(const std::string& message) {
+  fmt::print(stderr, "stepscope: error: {}\n", message);
+  return kExitBadInput;
+}
+
+// CPU time of this whole process (sampling thread, waiting thread, start-up), in seconds.
+double own_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+bool write_outputs(const MonitorArguments& a, const live::Timeline& timeline,
+                   const live::MonitorSummary& summary) {
+  bool ok = true;
+  if (!a.json_output.empty()) {
+    if (Status s = write_output_file(a.json_output, live::render_timeline_json(timeline, summary));
+        !s) {
+      fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
+      ok = false;
+    }
+  }
+  if (!a.csv_output.empty()) {
+    if (Status s = write_output_file(a.csv_output, live::render_timeline_csv(timeline)); !s) {
+      fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+void add_monitor_command(CLI::App& app, MonitorArguments& a) {
+  CLI::App* command = app.add_subcommand(
+      "monitor", "Run a command and watch it: GPU and CPU use, then the kind of bottleneck");
+  command->add_option("--interval", a.interval, "sampling interval, e.g. 100ms or 0.5s")
+      ->capture_default_str();
+  command->add_option("-o,--output", a.json_output, "write the timeline as JSON to FILE");
+  command->add_option("--csv", a.csv_output, "write the samples as CSV to FILE");
+  command->add_flag("--no-gpu", a.no_gpu, "do not load NVML; sample the CPU side only");
+  command->add_flag("-q,--quiet", a.quiet, "no live status and no summary");
+  command->add_option("COMMAND", a.command, "the command to run, after --")->required();
+  command->footer("Example: stepscope monitor -o timeline.json -- python train.py --epochs 1");
+}
+
+int run_monitor(const MonitorArguments& a) {
+  const std::optional<std::int64_t> interval = parse_interval_ns(a.interval);
+  if (!interval || *interval < 1'000'000) {
+    return fail("--interval wants a duration of at least 1ms, e.g. 100ms or 0.5s");
+  }
+  Result<live::ChildProcess> child = live::ChildProcess::spawn(a.command);
+  if (!child) {
+    fmt::print(stderr, "stepscope: error: {}\n", child.error().message);
+    return live::kExitCommandNotFound;
+  }
+  live::MonitorOptions options;
+  options.interval_ns = *interval;
+  options.sample_gpus = !a.no_gpu;
+  Result<std::unique_ptr<live::Monitor>> monitor = live::Monitor::start(child->pid(), options);
+  if (!monitor) {  // the command runs on unwatched: its exit status still matters most
+    fmt::print(stderr, "stepscope: cannot monitor: {}\n", monitor.error().describe());
+    return child->wait(kStatusPeriod, {});
+  }
+  live::Monitor& m = **monitor;
+  if (!a.quiet && !m.gpu_status().empty() && !a.no_gpu) {
+    fmt::print(stderr, "stepscope: no GPU figures: {}; sampling the CPU side only\n",
+               m.gpu_status());
+  }
+  const bool live_status = !a.quiet && stderr_is_terminal();
+  bool drawn = false;
+  const int exit_status = child->wait(kStatusPeriod, [&] {
+    if (!live_status) return;
+    fmt::print(stderr, "\r\033[K{}", live::render_status_line(m.status()));
+    std::fflush(stderr);
+    drawn = true;
+  });
+  m.stop();
+  if (drawn) fmt::print(stderr, "\r\033[K");
+  live::Timeline timeline = m.timeline();
+  timeline.command = a.command;
+  timeline.exit_status = exit_status;
+  timeline.monitor_cpu_seconds = own_cpu_seconds();
+  const live::MonitorSummary summary = live::summarize(timeline);
+  if (!a.quiet) {
+    fmt::print(stderr, "\n{}exit status: {}\n", live::render_summary_text(summary), exit_status);
+  }
+  write_outputs(a, timeline, summary);
+  return exit_status;
+}
+
+}  // namespace stepscope::cli
