@@ -7,6 +7,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "trace/saturating.h"
+
 namespace stepscope {
 
 namespace {
@@ -100,7 +102,7 @@ std::vector<LiveAllocations> by_op(const Trace& trace, const LiveMap& live, int 
     if (group->count == 0 || block.time_ns < group->first_time_ns) {
       group->first_time_ns = block.time_ns;
     }
-    group->bytes += block.bytes;
+    group->bytes = saturating_add(group->bytes, block.bytes);
     ++group->count;
   }
   std::vector<LiveAllocations> rows;
@@ -157,7 +159,7 @@ std::int64_t allocated_before_first_record(const DeviceMemory& device, std::int6
       std::lower_bound(device.curve.begin(), device.curve.end(), start,
                        [](const MemoryPoint& p, std::int64_t t) { return p.time_ns < t; });
   if (inside == device.curve.end() || inside->time_ns >= end) return -1;
-  return inside->allocated - inside->change;
+  return saturating_sub(inside->allocated, inside->change);
 }
 
 std::vector<StepMemory> per_step(const DeviceMemory& device, const StepsResult& steps) {
@@ -204,12 +206,14 @@ DeviceMemory analyse_device(const Trace& trace, const StepsResult& steps, Device
     add_to_curve(device, m, r);
   }
   device.never_freed = static_cast<std::int64_t>(live.size());
-  for (const auto& [address, block] : live) device.never_freed_bytes += block.bytes;
+  for (const auto& [address, block] : live) {
+    device.never_freed_bytes = saturating_add(device.never_freed_bytes, block.bytes);
+  }
   device.never_freed_by_op = by_op(trace, live, top);
   if (!device.curve.empty()) {
     device.first_allocated = device.curve.front().allocated;
     device.allocated_before_first_record =
-        device.curve.front().allocated - device.curve.front().change;
+        saturating_sub(device.curve.front().allocated, device.curve.front().change);
     device.last_allocated = device.curve.back().allocated;
   }
   if (device.reserved_at_peak > 0) {

@@ -3,6 +3,7 @@
 
 #include "render/text_format.h"
 #include "stepscope/snapshot_report.h"
+#include "trace/saturating.h"
 
 namespace stepscope {
 
@@ -12,6 +13,11 @@ using render::format_bytes;
 using render::format_count;
 using render::format_percent;
 using render::printable;
+
+// Nanoseconds from one microsecond timestamp to another, clamped (the file may hold anything).
+std::int64_t microseconds_between(std::int64_t from_us, std::int64_t to_us) {
+  return saturating_mul(saturating_sub(to_us, from_us), 1000);
+}
 
 std::string count(std::int64_t n) { return format_count(static_cast<std::uint64_t>(n)); }
 
@@ -78,15 +84,16 @@ std::string trace_section(const MemorySnapshot& s, const SnapshotDevice& d) {
   std::string out = render::heading(fmt::format("GPU {} allocation trace", d.device));
   out += fmt::format("  {} entries ({})", count(d.entries), actions(d));
   if (d.first_time_us != kAbsent && d.last_time_us != kAbsent) {
-    out +=
-        fmt::format(" over {}", render::format_duration((d.last_time_us - d.first_time_us) * 1000));
+    out += fmt::format(
+        " over {}", render::format_duration(microseconds_between(d.first_time_us, d.last_time_us)));
   }
   out += "\n";
   out += fmt::format("  peak allocated {} at entry {}", format_bytes(d.peak_bytes),
                      count(d.peak_entry));
   if (d.peak_time_us != kAbsent && d.first_time_us != kAbsent) {
-    out += fmt::format(" ({} into the trace)",
-                       render::format_duration((d.peak_time_us - d.first_time_us) * 1000));
+    out +=
+        fmt::format(" ({} into the trace)",
+                    render::format_duration(microseconds_between(d.first_time_us, d.peak_time_us)));
   }
   out += fmt::format("; {} was allocated before the trace began\n",
                      format_bytes(d.allocated_before_trace));

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "stepscope/snapshot_report.h"
+#include "trace/saturating.h"
 
 namespace stepscope {
 
@@ -59,7 +60,7 @@ class SiteTable {
       row.site = site;
       row.example_stack = stack;
     }
-    row.bytes += bytes;
+    row.bytes = saturating_add(row.bytes, bytes);
     ++row.count;
   }
   std::vector<SiteBytes> largest(int top) const {
@@ -91,18 +92,19 @@ void add_segments(const MemorySnapshot& s, std::map<std::int32_t, SnapshotDevice
     ++d.segments;
     d.large_segments += segment.large ? 1 : 0;
     d.expandable_segments += segment.expandable ? 1 : 0;
-    d.reserved_bytes += segment.total_size;
-    d.allocated_bytes += segment.allocated_size;
-    d.active_bytes += segment.active_size;
+    d.reserved_bytes = saturating_add(d.reserved_bytes, segment.total_size);
+    d.allocated_bytes = saturating_add(d.allocated_bytes, segment.allocated_size);
+    d.active_bytes = saturating_add(d.active_bytes, segment.active_size);
     if (segment.requested_size != kAbsent) {
-      d.requested_bytes = std::max<std::int64_t>(d.requested_bytes, 0) + segment.requested_size;
+      d.requested_bytes =
+          saturating_add(std::max<std::int64_t>(d.requested_bytes, 0), segment.requested_size);
     }
     for (std::uint32_t b : segment.blocks) {
       const SnapshotBlock& block = s.blocks[b];
       ++d.blocks;
       ++d.blocks_by_state[static_cast<std::size_t>(block.state)];
       if (block.state == BlockState::kInactive) {
-        d.inactive_bytes += block.size;
+        d.inactive_bytes = saturating_add(d.inactive_bytes, block.size);
         d.largest_inactive_block = std::max(d.largest_inactive_block, block.size);
       } else if (block.state == BlockState::kActiveAllocated) {
         const std::uint32_t site = sites.of(block.stack);
@@ -154,7 +156,8 @@ void replay(const MemorySnapshot& s, const std::vector<std::size_t>& entries, Sn
     const SnapshotEntry& entry = s.entries[e];
     if (entry.action == SnapshotAction::kAlloc) live[entry.address] = {entry.size, entry.stack};
     if (!ends_allocation(entry.action, d.frees_from_completed)) continue;
-    if (live.erase(entry.address) == 0) d.allocated_before_trace += entry.size;
+    if (live.erase(entry.address) == 0)
+      d.allocated_before_trace = saturating_add(d.allocated_before_trace, entry.size);
   }
   live.clear();
   std::int64_t current = d.allocated_before_trace;
@@ -163,7 +166,7 @@ void replay(const MemorySnapshot& s, const std::vector<std::size_t>& entries, Sn
     const SnapshotEntry& entry = s.entries[entries[k]];
     if (entry.action == SnapshotAction::kAlloc) {
       live[entry.address] = {entry.size, entry.stack};
-      current += entry.size;
+      current = saturating_add(current, entry.size);
       if (current > d.peak_bytes) {
         d.peak_bytes = current;
         d.peak_entry = static_cast<std::int64_t>(k);
@@ -171,7 +174,7 @@ void replay(const MemorySnapshot& s, const std::vector<std::size_t>& entries, Sn
       }
     } else if (ends_allocation(entry.action, d.frees_from_completed)) {
       auto found = live.find(entry.address);
-      current -= found != live.end() ? found->second.size : entry.size;
+      current = saturating_sub(current, found != live.end() ? found->second.size : entry.size);
       if (found != live.end()) live.erase(found);
     }
   }
@@ -179,7 +182,7 @@ void replay(const MemorySnapshot& s, const std::vector<std::size_t>& entries, Sn
   for (const auto& [address, block] : live) {
     never.add(sites.of(block.stack), block.stack, block.size);
     ++d.never_freed;
-    d.never_freed_bytes += block.size;
+    d.never_freed_bytes = saturating_add(d.never_freed_bytes, block.size);
   }
   d.never_freed_by_site = never.largest(top);
   if (d.peak_entry < 0) return;

@@ -2,6 +2,7 @@
 // a hostile file could hold.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "stepscope/snapshot.h"
@@ -177,6 +178,39 @@ TEST(SnapshotAnalysis, AllocationsFromBeforeTheTraceAndFreeRequested) {
   EXPECT_EQ(d.never_freed_bytes, 300);
   ASSERT_EQ(d.never_freed_by_site.size(), 1U);
   EXPECT_EQ(d.never_freed_by_site[0].site, kNoFrame);
+}
+
+}  // namespace
+}  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+// Found by fuzzing: times and sizes from a file can be anything; no sum or product of them may
+// overflow (UBSan runs these tests in CI).
+TEST(SnapshotAnalysis, ExtremeTimesAndSizesDoNotOverflow) {
+  MemorySnapshot s;
+  s.device_trace_count = 1;
+  for (std::int64_t value : {std::numeric_limits<std::int64_t>::min() + 1,
+                             std::numeric_limits<std::int64_t>::max() - 1}) {
+    SnapshotEntry e;
+    e.action = SnapshotAction::kAlloc;
+    e.device = 0;
+    e.address = static_cast<std::uint64_t>(value);
+    e.size = value;
+    e.time_us = value;
+    s.entries.push_back(e);
+  }
+  SnapshotSegment segment;
+  segment.device = 0;
+  segment.total_size = std::numeric_limits<std::int64_t>::max();
+  segment.allocated_size = std::numeric_limits<std::int64_t>::max();
+  s.segments = {segment, segment};
+  const SnapshotReport report = analyze_memory_snapshot(s, 3);
+  ASSERT_EQ(report.devices.size(), 1U);
+  EXPECT_EQ(report.devices[0].reserved_bytes, std::numeric_limits<std::int64_t>::max());
+  EXPECT_FALSE(render_snapshot_text(report, 3).empty());
+  EXPECT_FALSE(render_snapshot_json(report, 3).empty());
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"
+#include "trace/saturating.h"
 
 namespace stepscope::rules {
 
@@ -36,7 +37,7 @@ std::vector<std::int64_t> allocated_at_step_starts(const DeviceMemory& device) {
 bool rises_every_step(const std::vector<std::int64_t>& values) {
   if (values.size() < kMinSteps || values.front() < 0) return false;
   for (std::size_t k = 1; k < values.size(); ++k) {
-    if (values[k] - values[k - 1] < kMinGrowthPerStep) return false;
+    if (saturating_sub(values[k], values[k - 1]) < kMinGrowthPerStep) return false;
   }
   return true;
 }
@@ -80,8 +81,9 @@ std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, std::int16_
 Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
                        const std::vector<std::int64_t>& allocated) {
   const Trace& trace = *rank.trace;
-  const double growth = static_cast<double>(allocated.back() - allocated.front()) /
-                        static_cast<double>(allocated.size() - 1);
+  const double growth =
+      (static_cast<double>(allocated.back()) - static_cast<double>(allocated.front())) /
+      static_cast<double>(allocated.size() - 1);
   Finding finding;
   finding.id = "memory-growth";
   finding.bottleneck = Bottleneck::kMemoryCapacity;
@@ -101,8 +103,9 @@ Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
                                       unfreed_allocations(rank, device)});
   if (const DeviceProperties* properties = trace.device_properties(device);
       properties != nullptr && properties->total_global_memory > 0 && growth > 0) {
-    const double steps_left =
-        static_cast<double>(properties->total_global_memory - allocated.back()) / growth;
+    const double steps_left = (static_cast<double>(properties->total_global_memory) -
+                               static_cast<double>(allocated.back())) /
+                              growth;
     finding.evidence.push_back(
         Evidence{"steps until the device is full at this rate", steps_left, "steps", {}});
   }

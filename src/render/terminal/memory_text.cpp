@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "render/text_format.h"
+#include "trace/saturating.h"
 
 namespace stepscope::render {
 
@@ -12,8 +13,9 @@ std::string bytes_or_dash(std::int64_t bytes) { return bytes < 0 ? "-" : format_
 
 std::string peak_context(const Trace& trace, const MemoryCurveResult& memory,
                          const DeviceMemory& device) {
-  std::string where = fmt::format(
-      "at {} into the trace", format_duration(device.peak_allocated_time_ns - memory.origin_ns));
+  std::string where =
+      fmt::format("at {} into the trace",
+                  format_duration(saturating_sub(device.peak_allocated_time_ns, memory.origin_ns)));
   if (device.peak_step) where += fmt::format(", step {}", *device.peak_step);
   if (device.peak_phase) where += fmt::format(", {}", to_string(*device.peak_phase));
   if (device.peak_op != kNoEvent) where += ", in " + printable(trace.name_of(device.peak_op), 50);
@@ -32,9 +34,9 @@ std::string step_growth(const DeviceMemory& device) {
     ++kept;
   }
   if (first == nullptr || kept < 2) return {};
-  const double per_step =
-      static_cast<double>(last->allocated_at_start - first->allocated_at_start) /
-      static_cast<double>(kept - 1);
+  const double per_step = (static_cast<double>(last->allocated_at_start) -
+                           static_cast<double>(first->allocated_at_start)) /
+                          static_cast<double>(kept - 1);
   return fmt::format(
       "    allocated at kept step starts: {} (step {}) -> {} (step {}), {:+.2f} MiB/step\n",
       format_bytes(first->allocated_at_start), first->step, format_bytes(last->allocated_at_start),
