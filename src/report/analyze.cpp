@@ -29,6 +29,7 @@ RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   rank.queue_length = compute_queue_length(trace, rank.steps, options);
   rank.operators = compute_operators(trace, rank.steps, options);
   rank.memory = compute_memory_curve(trace, rank.steps, options.top);
+  rank.busy_timeline = compute_busy_timeline(trace, rank.steps);
   return rank;
 }
 

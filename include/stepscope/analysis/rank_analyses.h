@@ -1,6 +1,7 @@
 // Every analysis result of one rank, computed once and read by the diagnosis and the renderers.
 #pragma once
 
+#include "stepscope/analysis/busy_timeline.h"
 #include "stepscope/analysis/collective_bandwidth.h"
 #include "stepscope/analysis/gpu_metrics.h"
 #include "stepscope/analysis/gpu_temporal.h"
@@ -33,6 +34,7 @@ struct RankAnalyses {
   QueueLengthResult queue_length;
   OperatorsResult operators;
   MemoryCurveResult memory;
+  BusyTimelineResult busy_timeline;
 };
 
 // Runs every analysis on one rank.
