@@ -36,30 +36,33 @@ int fail(const std::string& message) {
 
 }  // namespace
 
+void add_analysis_options(CLI::App& command, AnalyzeArguments& a) {
+  command.add_option("PATH", a.path, "trace file or folder")->required();
+  command.add_option("--rank", a.rank, "analyze only this rank");
+  command.add_option("--steps", a.steps, "analyze only kept steps FIRST:LAST (inclusive)");
+  command.add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
+  command.add_option("--mode", a.mode, "native (default), compat-hta or compat-tb")
+      ->check(CLI::IsMember({"native", "compat-hta", "compat-tb"}));
+  command
+      .add_option("--threads", a.threads,
+                  "1: one thread; 2: split, parse and build in parallel (default: by size)")
+      ->check(CLI::Range(1, 2));
+  command.add_flag("--group-by-shape", a.group_by_input_shape,
+                   "operator table per input shape as well as per name");
+  command.add_flag("--no-hta-rounding", a.no_hta_rounding,
+                   "compat-hta: keep exact nanoseconds instead of HTA's µs rounding");
+  command.add_flag("--skip-bad", a.skip_bad, "folder: skip files that fail to load, and list them");
+  command.add_flag("-q,--quiet", a.quiet, "no progress and no terminal report");
+}
+
 void add_analyze_command(CLI::App& app, AnalyzeArguments& a) {
   CLI::App* command = app.add_subcommand(
       "analyze", "Analyze a trace file (.json, .json.gz) or a folder with one trace per rank");
-  command->add_option("PATH", a.path, "trace file or folder")->required();
+  add_analysis_options(*command, a);
   command->add_option("--json", a.json_output, "write every figure as JSON to FILE ('-': stdout)");
-  command->add_option("--rank", a.rank, "analyze only this rank");
-  command->add_option("--steps", a.steps, "analyze only kept steps FIRST:LAST (inclusive)");
-  command->add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
-  command->add_option("--mode", a.mode, "native (default), compat-hta or compat-tb")
-      ->check(CLI::IsMember({"native", "compat-hta", "compat-tb"}));
-  command
-      ->add_option("--threads", a.threads,
-                   "1: one thread; 2: split, parse and build in parallel (default: by size)")
-      ->check(CLI::Range(1, 2));
-  command->add_flag("--group-by-shape", a.group_by_input_shape,
-                    "operator table per input shape as well as per name");
-  command->add_flag("--no-hta-rounding", a.no_hta_rounding,
-                    "compat-hta: keep exact nanoseconds instead of HTA's µs rounding");
-  command->add_flag("--skip-bad", a.skip_bad,
-                    "folder: skip files that fail to load, and list them");
-  command->add_flag("-q,--quiet", a.quiet, "no progress and no terminal report");
 }
 
-int run_analyze(const AnalyzeArguments& a) {
+ReportPtr analyze_with_progress(const AnalyzeArguments& a) {
   AnalyzeRequest request;
   request.path = a.path;
   request.analysis.mode = parse_mode(a.mode).value_or(Mode::kNative);
@@ -68,7 +71,10 @@ int run_analyze(const AnalyzeArguments& a) {
   request.analysis.hta_rounding = !a.no_hta_rounding;
   if (!a.steps.empty()) {
     request.analysis.steps = parse_step_range(a.steps);
-    if (!request.analysis.steps) return fail("--steps wants FIRST:LAST, e.g. 3:10");
+    if (!request.analysis.steps) {
+      fail("--steps wants FIRST:LAST, e.g. 3:10");
+      return nullptr;
+    }
   }
   request.load.rank = a.rank;
   request.load.skip_bad = a.skip_bad;
@@ -79,13 +85,22 @@ int run_analyze(const AnalyzeArguments& a) {
   };
   Result<ReportPtr> report = analyze(request);
   progress.finish();
-  if (!report) return fail(report.error().describe());
+  if (!report) {
+    fail(report.error().describe());
+    return nullptr;
+  }
+  return std::move(report).value();
+}
+
+int run_analyze(const AnalyzeArguments& a) {
+  ReportPtr report = analyze_with_progress(a);
+  if (!report) return kExitBadInput;
   if (!a.json_output.empty()) {
-    if (Status s = write_output_file(a.json_output, render_json(**report)); !s) {
+    if (Status s = write_output_file(a.json_output, render_json(*report)); !s) {
       return fail(s.error().describe());
     }
   }
-  if (!a.quiet && a.json_output != "-") fmt::print("{}", render_text(**report, a.top));
+  if (!a.quiet && a.json_output != "-") fmt::print("{}", render_text(*report, a.top));
   return 0;
 }
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "stepscope/report.h"
+
 namespace stepscope::cli {
 
 struct AnalyzeArguments {
@@ -24,5 +26,11 @@ struct AnalyzeArguments {
 
 void add_analyze_command(CLI::App& app, AnalyzeArguments& arguments);
 int run_analyze(const AnalyzeArguments& arguments);
+
+// Shared with `stepscope report`: the options that choose what is analysed and how.
+void add_analysis_options(CLI::App& command, AnalyzeArguments& arguments);
+// Runs the analysis with progress on a terminal; prints the error and returns nullptr on bad
+// input.
+ReportPtr analyze_with_progress(const AnalyzeArguments& arguments);
 
 }  // namespace stepscope::cli

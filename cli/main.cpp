@@ -8,6 +8,7 @@
 #include "analyze_command.h"
 #include "memory_command.h"
 #include "monitor_command.h"
+#include "report_command.h"
 #include "rules_command.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   stepscope::cli::add_analyze_command(app, analyze);
   stepscope::cli::MemoryArguments memory;
   stepscope::cli::add_memory_command(app, memory);
+  stepscope::cli::ReportArguments report;
+  stepscope::cli::add_report_command(app, report);
   stepscope::cli::RulesArguments rules;
   stepscope::cli::add_rules_command(app, rules);
   stepscope::cli::MonitorArguments monitor;
@@ -35,6 +38,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("analyze")) return stepscope::cli::run_analyze(analyze);
     if (app.got_subcommand("memory")) return stepscope::cli::run_memory(memory);
+    if (app.got_subcommand("report")) return stepscope::cli::run_report(report);
     if (app.got_subcommand("rules")) return stepscope::cli::run_rules(rules);
     if (app.got_subcommand("monitor")) return stepscope::cli::run_monitor(monitor);
   } catch (const std::exception& e) {

@@ -34,6 +34,8 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request);
 // Renderers.
 std::string render_json(const Report& report);
 std::string render_text(const Report& report, int top);
+// The self-contained HTML report (inline CSS and SVG; opens offline).
+std::string render_html(const Report& report, int top);
 // The diagnosis rule catalogue as JSON.
 std::string render_rule_catalogue_json();
 

@@ -1,0 +1,13 @@
+// The HTML document around a report's body: inline CSS, and the one small script (table sorting,
+// and script errors recorded on <body data-errors> for the browser test). Nothing is loaded from
+// anywhere: the file opens offline.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace stepscope::render::html {
+
+std::string page(std::string_view title, std::string_view body);
+
+}  // namespace stepscope::render::html

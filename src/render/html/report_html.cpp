@@ -1,0 +1,369 @@
+// The self-contained HTML report of `stepscope report`: the verdict and findings first, then the
+// pictures. One file, inline CSS and SVG, and a few lines of script only to sort tables (and to
+// record script errors, which the browser test reads back).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "render/html/html_escape.h"
+#include "render/html/page.h"
+#include "render/html/svg_chart.h"
+#include "render/json/memory_json.h"
+#include "report/report_model.h"
+
+namespace stepscope {
+
+namespace {
+
+using render::html::BarChart;
+using render::html::BusyStrips;
+using render::html::escape;
+using render::html::LineChart;
+using render::html::RankedBars;
+using render::html::Series;
+
+constexpr std::size_t kMaxStepBars = 120;
+
+double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+std::string format_ms(double value) { return fmt::format("{:.3f} ms", value); }
+
+std::string percent(double share) { return fmt::format("{:.1f} %", share * 100); }
+
+// Kept steps, grouped into at most kMaxStepBars bars (means per group) so that a long run
+// stays readable.
+struct StepGroups {
+  std::vector<std::string> labels;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [begin, end) into the rows
+};
+
+StepGroups group_steps(const std::vector<std::int64_t>& numbers) {
+  StepGroups groups;
+  const std::size_t n = numbers.size();
+  const std::size_t per = std::max<std::size_t>(1, (n + kMaxStepBars - 1) / kMaxStepBars);
+  for (std::size_t begin = 0; begin < n; begin += per) {
+    const std::size_t end = std::min(n, begin + per);
+    groups.ranges.emplace_back(begin, end);
+    groups.labels.push_back(end - begin == 1
+                                ? fmt::format("#{}", numbers[begin])
+                                : fmt::format("#{}–{}", numbers[begin], numbers[end - 1]));
+  }
+  return groups;
+}
+
+template <typename Value>
+std::vector<double> group_means(const StepGroups& groups, const std::vector<Value>& rows,
+                                double (*get)(const Value&)) {
+  std::vector<double> out;
+  for (const auto& [begin, end] : groups.ranges) {
+    double sum = 0;
+    for (std::size_t i = begin; i < end; ++i) sum += get(rows[i]);
+    out.push_back(sum / static_cast<double>(end - begin));
+  }
+  return out;
+}
+
+std::string note_grouped(const StepGroups& groups, std::size_t steps) {
+  if (groups.ranges.size() == steps) return {};
+  return fmt::format(
+      "<p class=\"note\">{} kept steps, drawn as {} bars of consecutive steps "
+      "(the mean of each group).</p>\n",
+      steps, groups.ranges.size());
+}
+
+std::string step_time_chart(const RankAnalyses& a) {
+  const std::vector<const Step*> kept = a.steps.kept();
+  if (kept.empty()) return "<p class=\"note\">No kept profiler steps.</p>\n";
+  std::vector<std::int64_t> numbers;
+  for (const Step* step : kept) numbers.push_back(step->number);
+  const StepGroups groups = group_steps(numbers);
+  const std::vector<double> values = group_means<const Step*>(
+      groups, kept, [](const Step* const& s) { return ms(s->duration_ns()); });
+  const Statistics& st = a.step_time.duration_ns;
+  std::string out = fmt::format(
+      "<p class=\"figures\">mean {} · p50 {} · p95 {} · p99 {} · max {} over {} kept steps</p>\n",
+      format_ms(st.mean / 1e6), format_ms(st.p50 / 1e6), format_ms(st.p95 / 1e6),
+      format_ms(st.p99 / 1e6), format_ms(st.max / 1e6), st.count);
+  out += render::html::draw(BarChart{"step-time",
+                                     "Step time per kept step",
+                                     groups.labels,
+                                     {Series{"step time", "#4c78a8", values}},
+                                     "ms",
+                                     "step"});
+  return out + note_grouped(groups, kept.size());
+}
+
+const char* role_color(StepRole role) {
+  static constexpr const char* kColors[] = {"#4c78a8", "#f58518", "#e45756", "#72b7b2",
+                                            "#54a24b", "#eeca3b", "#b279a2", "#9d755d"};
+  return kColors[static_cast<std::size_t>(role)];
+}
+
+std::string step_breakdown_chart(const StepBreakdownResult& b) {
+  if (!b.applicable || b.steps.empty()) return {};
+  std::vector<std::int64_t> numbers;
+  for (const StepBreakdownRow& row : b.steps) numbers.push_back(row.step_number);
+  const StepGroups groups = group_steps(numbers);
+  std::vector<Series> series;
+  for (std::size_t r = 0; r < kStepRoleCount; ++r) {
+    const auto role = static_cast<StepRole>(r);
+    Series s{std::string(to_string(role)), role_color(role), {}};
+    for (const auto& [begin, end] : groups.ranges) {
+      double sum = 0;
+      for (std::size_t i = begin; i < end; ++i) sum += ms(b.steps[i].roles[role]);
+      s.values.push_back(sum / static_cast<double>(end - begin));
+    }
+    series.push_back(std::move(s));
+  }
+  return "<h3>Step-time breakdown</h3>\n" +
+         render::html::draw(BarChart{"step-breakdown", "Step-time breakdown per step",
+                                     groups.labels, std::move(series), "ms", "step"}) +
+         note_grouped(groups, b.steps.size());
+}
+
+std::string phases_chart(const PhasesResult& p) {
+  if (!p.applicable || p.steps.empty()) return {};
+  static constexpr const char* kColors[] = {"#4c78a8", "#f58518", "#54a24b", "#eeca3b", "#bab0ac"};
+  std::vector<std::int64_t> numbers;
+  for (const StepPhases& row : p.steps) numbers.push_back(row.step_number);
+  const StepGroups groups = group_steps(numbers);
+  std::vector<Series> series;
+  for (std::size_t k = 0; k < kPhaseCount; ++k) {
+    const auto phase = static_cast<Phase>(k);
+    Series s{std::string(to_string(phase)), kColors[k], {}};
+    for (const auto& [begin, end] : groups.ranges) {
+      double sum = 0;
+      for (std::size_t i = begin; i < end; ++i) sum += ms(p.steps[i].times.host(phase));
+      s.values.push_back(sum / static_cast<double>(end - begin));
+    }
+    series.push_back(std::move(s));
+  }
+  return "<h3>Phases (host time)</h3>\n" +
+         render::html::draw(BarChart{"phases", "Phases per step", groups.labels, std::move(series),
+                                     "ms", "step"}) +
+         note_grouped(groups, p.steps.size());
+}
+
+std::string gpu_temporal_chart(const GpuTemporalResult& g) {
+  if (!g.applicable || g.devices.empty()) return {};
+  std::vector<std::string> devices;
+  Series compute{"compute", "#4c78a8", {}};
+  Series communication{"exposed communication", "#72b7b2", {}};
+  Series memory{"exposed memory", "#f58518", {}};
+  Series idle{"idle", "#d0d0d0", {}};
+  for (const DeviceTemporal& d : g.devices) {
+    devices.push_back(fmt::format("GPU {}", d.device));
+    compute.values.push_back(ms(d.compute_ns));
+    communication.values.push_back(ms(d.communication_only_ns));
+    memory.values.push_back(ms(d.memory_only_ns));
+    idle.values.push_back(ms(d.idle_ns));
+  }
+  return "<h3>GPU time over the window</h3>\n" +
+         render::html::draw(BarChart{"gpu-temporal",
+                                     "GPU temporal breakdown",
+                                     devices,
+                                     {compute, communication, memory, idle},
+                                     "ms",
+                                     "device"});
+}
+
+std::string busy_chart(const BusyTimelineResult& busy) {
+  if (!busy.applicable) return {};
+  std::vector<std::pair<std::string, std::vector<double>>> rows;
+  for (const DeviceBusyTimeline& d : busy.devices) {
+    rows.emplace_back(fmt::format("GPU {}", d.device), d.busy_share);
+  }
+  return fmt::format(
+             "<h3>GPU busy over time</h3>\n<p class=\"note\">Each column is {} of the "
+             "window; darker is busier.</p>\n",
+             format_ms(ms(busy.bin_ns))) +
+         render::html::draw(BusyStrips{"gpu-busy", "GPU busy over time", std::move(rows),
+                                       ms(busy.window.length())});
+}
+
+std::string top_kernels_chart(const KernelBreakdownResult& k, int top) {
+  if (!k.applicable) return {};
+  std::string out;
+  for (const DeviceKernels& d : k.devices) {
+    std::vector<std::pair<std::string, double>> rows;
+    for (const KernelRow& row : d.top) {
+      if (rows.size() >= static_cast<std::size_t>(top)) break;
+      rows.emplace_back(row.name, ms(row.total_ns));
+    }
+    if (rows.empty()) continue;
+    out += fmt::format("<h3>Top kernels, GPU {}</h3>\n", d.device);
+    out += render::html::draw(RankedBars{fmt::format("top-kernels-{}", d.device),
+                                         "Top kernels by total time", std::move(rows), "ms",
+                                         "#4c78a8"});
+  }
+  return out;
+}
+
+std::string operators_section(const OperatorsResult& ops, int top) {
+  if (!ops.applicable || ops.rows.empty()) return {};
+  const bool device = ops.attributed_device_ns > 0;
+  std::vector<std::pair<std::string, double>> bars;
+  std::string rows;
+  for (std::size_t i = 0; i < ops.rows.size() && i < static_cast<std::size_t>(top); ++i) {
+    const OperatorRow& r = ops.rows[i];
+    bars.emplace_back(r.name, ms(device ? r.self_device_ns : r.self_cpu_ns));
+    rows += fmt::format(
+        "<tr><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
+        "<td data-v=\"{}\">{}</td></tr>\n",
+        escape(r.name), r.calls, r.calls, ms(r.self_cpu_ns), format_ms(ms(r.self_cpu_ns)),
+        ms(r.self_device_ns), format_ms(ms(r.self_device_ns)));
+  }
+  std::string out =
+      device ? "<h3>Top ops by self device time</h3>\n" : "<h3>Top ops by self CPU time</h3>\n";
+  out += render::html::draw(RankedBars{"top-ops", "Top ops", std::move(bars), "ms", "#54a24b"});
+  out +=
+      "<table class=\"sortable\"><thead><tr><th>op</th><th>calls</th><th>self CPU</th>"
+      "<th>self device</th></tr></thead><tbody>\n" +
+      rows + "</tbody></table>\n";
+  return out;
+}
+
+std::string memory_chart(const MemoryCurveResult& memory) {
+  if (!memory.applicable) return {};
+  std::string out;
+  for (const DeviceMemory& d : memory.devices) {
+    if (d.curve.empty()) continue;
+    const bool gib =
+        d.peak_allocated >= (std::int64_t{1} << 30) || d.peak_reserved >= (std::int64_t{1} << 30);
+    const double scale = gib ? static_cast<double>(1 << 30) : static_cast<double>(1 << 20);
+    LineChart chart{"memory-" + d.label,
+                    "Memory over time, " + d.label,
+                    {},
+                    {},
+                    "time (ms)",
+                    gib ? "GiB" : "MiB",
+                    true};
+    Series allocated{"allocated", "#4c78a8", {}};
+    Series reserved{"reserved", "#f58518", {}};
+    for (std::size_t i : render::curve_points_to_draw(d, 1000)) {
+      const MemoryPoint& p = d.curve[i];
+      chart.x.push_back(ms(p.time_ns - memory.origin_ns));
+      allocated.values.push_back(static_cast<double>(p.allocated) / scale);
+      reserved.values.push_back(static_cast<double>(std::max<std::int64_t>(0, p.reserved)) / scale);
+    }
+    chart.series = {allocated};
+    if (d.peak_reserved > 0) chart.series.push_back(reserved);
+    out += fmt::format(
+        "<h3>Memory over time, {}</h3>\n<p class=\"figures\">peak allocated {:.2f} "
+        "{} · peak reserved {:.2f} {} · never freed in the trace {:.2f} {}</p>\n",
+        escape(d.label), static_cast<double>(d.peak_allocated) / scale, gib ? "GiB" : "MiB",
+        static_cast<double>(std::max<std::int64_t>(0, d.peak_reserved)) / scale,
+        gib ? "GiB" : "MiB", static_cast<double>(d.never_freed_bytes) / scale, gib ? "GiB" : "MiB");
+    out += render::html::draw(chart);
+  }
+  return out;
+}
+
+std::string events_text(const EventRefs& refs) {
+  std::string out = fmt::format("{} × {}", refs.count, escape(refs.name));
+  if (!refs.steps.empty()) {
+    out += fmt::format(", steps #{}", refs.steps.front());
+    if (refs.steps.size() > 1) out += fmt::format("–#{}", refs.steps.back());
+  }
+  return out;
+}
+
+std::string finding_card(const Finding& f, std::size_t index) {
+  std::string evidence;
+  for (const Evidence& e : f.evidence) {
+    std::string events;
+    for (std::size_t i = 0; i < e.events.size() && i < 3; ++i) {
+      events += (i > 0 ? "<br>" : "") + events_text(e.events[i]);
+    }
+    evidence += fmt::format("<tr><td>{}</td><td class=\"num\">{:.3f} {}</td><td>{}</td></tr>\n",
+                            escape(e.label), e.value, escape(e.unit), events);
+  }
+  return fmt::format(
+      "<div class=\"finding {}\"><h3>{}. <span class=\"badge\">{}</span> {}</h3>\n"
+      "<p class=\"meta\">{} · {} · rank {}</p>\n"
+      "<table class=\"evidence\"><thead><tr><th>evidence</th><th>value</th><th>events it rests "
+      "on</th></tr></thead><tbody>\n{}</tbody></table>\n"
+      "<p><b>Fix:</b> {}</p>\n<p><b>Expected gain:</b> {} per step likely ({}), up to {} ({}). "
+      "<span class=\"note\">{}</span></p></div>\n",
+      escape(to_string(f.severity)), index, escape(to_string(f.severity)), escape(f.title),
+      escape(to_string(f.bottleneck)), escape(to_string(f.part)), f.rank, evidence, escape(f.fix),
+      format_ms(ms(f.gain.likely_ns)), percent(f.gain.likely_share), format_ms(ms(f.gain.bound_ns)),
+      percent(f.gain.bound_share), escape(f.gain.method));
+}
+
+std::string diagnosis_section(const Diagnosis& d, int top) {
+  std::string out = fmt::format("<div class=\"verdict {}\"><p class=\"bottleneck\">{}</p><p>{}</p>",
+                                escape(to_string(d.bottleneck)), escape(to_string(d.bottleneck)),
+                                escape(d.summary));
+  if (!d.dominant_operations.empty()) {
+    out += "<p class=\"note\">dominated by: ";
+    for (const std::string& name : d.dominant_operations) out += escape(name) + "; ";
+    out += "</p>";
+  }
+  out += "</div>\n";
+  for (std::size_t i = 0; i < d.findings.size() && i < static_cast<std::size_t>(top); ++i) {
+    out += finding_card(d.findings[i], i + 1);
+  }
+  return out;
+}
+
+std::string ranks_table(const Report& report) {
+  std::string rows;
+  for (const RankReport& rank : report.ranks) {
+    const RankAnalyses& a = rank.analyses;
+    const Statistics& st = a.step_time.duration_ns;
+    double busy = 0;
+    for (const DeviceTemporal& d : a.gpu_temporal.devices)
+      busy = std::max(busy, d.share(d.busy_ns));
+    rows += fmt::format(
+        "<tr><td data-v=\"{}\">{}</td><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
+        "<td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td>{}</td></tr>\n",
+        a.trace->rank, a.trace->rank, escape(a.trace->source_path), st.count, st.count,
+        st.mean / 1e6, format_ms(st.mean / 1e6), st.p95 / 1e6, format_ms(st.p95 / 1e6), busy,
+        percent(busy), escape(to_string(rank.diagnosis.bottleneck)));
+  }
+  return "<h2>Ranks</h2>\n<table class=\"sortable\" id=\"ranks\"><thead><tr><th>rank</th>"
+         "<th>file</th><th>kept steps</th><th>mean step</th><th>p95 step</th><th>GPU busy "
+         "(busiest device)</th><th>bottleneck</th></tr></thead><tbody>\n" +
+         rows + "</tbody></table>\n";
+}
+
+std::string rank_section(const RankReport& rank, int top, bool several) {
+  const RankAnalyses& a = rank.analyses;
+  std::string out = fmt::format("<section class=\"rank\" id=\"rank-{}\"><h2>Rank {} · {}</h2>\n",
+                                a.trace->rank, a.trace->rank, escape(a.trace->source_path));
+  if (several) out += diagnosis_section(rank.diagnosis, top);
+  out += "<h3>Step time</h3>\n" + step_time_chart(a);
+  out += step_breakdown_chart(a.step_breakdown);
+  out += phases_chart(a.phases);
+  out += gpu_temporal_chart(a.gpu_temporal);
+  out += busy_chart(a.busy_timeline);
+  out += top_kernels_chart(a.kernels, top);
+  out += operators_section(a.operators, top);
+  out += memory_chart(a.memory);
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const Report& report, int top) {
+  const bool several = report.ranks.size() > 1;
+  std::string body = fmt::format(
+      "<header><h1>stepscope report</h1><p class=\"meta\">{} · stepscope {} · mode {} · {} "
+      "rank(s)</p></header>\n",
+      escape(report.request.path), STEPSCOPE_VERSION,
+      escape(to_string(report.request.analysis.mode)), report.ranks.size());
+  for (const SkippedFile& skipped : report.traces.skipped) {
+    body += "<p class=\"note\">skipped: " + escape(skipped.reason) + "</p>\n";
+  }
+  if (several) {
+    body += ranks_table(report);
+  } else if (!report.ranks.empty()) {
+    body += "<h2>Diagnosis</h2>\n" + diagnosis_section(report.ranks.front().diagnosis, top);
+  }
+  for (const RankReport& rank : report.ranks) body += rank_section(rank, top, several);
+  return render::html::page("stepscope report: " + report.request.path, body);
+}
+
+}  // namespace stepscope

@@ -1,0 +1,105 @@
+// The HTML report: everything from a trace is inert text, and the charts draw what the
+// analyses hold.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "render/html/html_escape.h"
+#include "report/report_model.h"
+#include "support/trace_fixture.h"
+
+namespace stepscope {
+namespace {
+
+using testing::TraceFixture;
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+Report report_of(const TraceFixture& fixture) {
+  Report report;
+  report.request.path = "<b>trace</b>.json";
+  report.traces.ranks.push_back(fixture.load());
+  for (const Trace& trace : report.traces.ranks) {
+    RankReport rank{analyze_rank(trace, {}), {}};
+    rank.diagnosis = diagnose(rank.analyses);
+    report.ranks.push_back(std::move(rank));
+  }
+  return report;
+}
+
+// Five steps, each with a hostile op launching a hostile kernel, and memory records.
+TraceFixture hostile_trace() {
+  TraceFixture fixture;
+  for (int s = 0; s < 5; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.op("<img src=x onerror=alert(1)>", t0 + 1, 50);
+    fixture.launched_kernel("<script>alert(1)</script>", t0 + 2, t0 + 10, 700);
+    fixture.memory(t0 + 5, 0x1000 + s, 1 << 20, (s + 1) << 20, 4 << 20);
+  }
+  return fixture;
+}
+
+TEST(HtmlEscape, MarkupQuotesControlsAndBadUtf8BecomeText) {
+  EXPECT_EQ(render::html::escape("<script>alert('x')</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+  EXPECT_EQ(render::html::escape("a\"b&c"), "a&quot;b&amp;c");
+  EXPECT_EQ(render::html::escape(std::string("x\x01y\xff", 4)), "x\xef\xbf\xbdy\xef\xbf\xbd");
+  EXPECT_EQ(render::html::escape("µs 📈"), "µs 📈");
+}
+
+TEST(HtmlReport, NothingFromTheTraceReachesTheHtmlUnescaped) {
+  const Report report = report_of(hostile_trace());
+  const std::string html = render_html(report, 10);
+  EXPECT_EQ(count(html, "<script"), 1U);  // ours, the table sorter
+  EXPECT_EQ(count(html, "<img"), 0U);
+  EXPECT_EQ(count(html, "<b>trace"), 0U);
+  EXPECT_GT(count(html, "&lt;b&gt;trace&lt;/b&gt;.json"), 0U);
+  EXPECT_GT(count(html, "&lt;script&gt;alert(1)&lt;/script&gt;"), 0U);
+  EXPECT_GT(count(html, "&lt;img src=x onerror=alert(1)&gt;"), 0U);
+  // Self-contained: nothing fetched from anywhere.
+  EXPECT_EQ(count(html, "http://"), count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_EQ(count(html, "https://"), 0U);
+  EXPECT_EQ(count(html, "src=\""), 0U);
+  EXPECT_EQ(count(html, "<link"), 0U);
+}
+
+TEST(HtmlReport, ChartsDrawOneBarPerStepAndTheMemoryCurve) {
+  const Report report = report_of(hostile_trace());
+  const std::string html = render_html(report, 10);
+  const std::size_t kept = report.ranks[0].analyses.steps.kept().size();
+  ASSERT_GT(kept, 2U);
+  EXPECT_NE(html.find("data-chart=\"step-time\" data-bars=\"" + std::to_string(kept) + "\""),
+            std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"memory-GPU 0\""), std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"gpu-busy\" data-bars=\"400\""), std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"top-kernels-"), std::string::npos);
+  // Every bar says what it is, with its unit.
+  const std::regex bar_title("<rect class=\"bar\"[^>]*><title>#[0-9]+: [0-9.]+ ms</title>");
+  EXPECT_TRUE(std::regex_search(html, bar_title));
+}
+
+TEST(HtmlReport, LongRunsAreGroupedNotDumped) {
+  TraceFixture fixture;
+  for (int s = 0; s < 500; ++s) {
+    fixture.step(s, s * 100.0, 100);
+    fixture.launched_kernel("k", s * 100.0 + 1, s * 100.0 + 5, 80);
+  }
+  const std::string html = render_html(report_of(fixture), 10);
+  std::smatch bars;
+  ASSERT_TRUE(
+      std::regex_search(html, bars, std::regex("data-chart=\"step-time\" data-bars=\"([0-9]+)\"")));
+  EXPECT_LE(std::stoi(bars[1]), 120);
+  EXPECT_NE(html.find("drawn as"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stepscope
