@@ -143,18 +143,18 @@ def decode_png(data: bytes) -> tuple[int, int, int, bytes]:
     previous = bytearray(stride)
     for row in range(height):
         start = row * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
+        filter_type, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
         for i in range(stride):
             left = line[i - channels] if i >= channels else 0
             up = previous[i]
             up_left = previous[i - channels] if i >= channels else 0
-            if kind == 1:
+            if filter_type == 1:
                 line[i] = (line[i] + left) & 0xFF
-            elif kind == 2:
+            elif filter_type == 2:
                 line[i] = (line[i] + up) & 0xFF
-            elif kind == 3:
+            elif filter_type == 3:
                 line[i] = (line[i] + (left + up) // 2) & 0xFF
-            elif kind == 4:
+            elif filter_type == 4:
                 p = left + up - up_left
                 pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
                 predictor = left if pa <= pb and pa <= pc else up if pb <= pc else up_left
