@@ -17,6 +17,7 @@
 
 #include "stepscope/live/monitor.h"
 #include "stepscope/report.h"
+#include "stepscope/snapshot_report.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -178,6 +179,34 @@ NB_MODULE(_core, m) {
       "path"_a, "mode"_a = "native", "rank"_a = nb::none(), "steps"_a = nb::none(), "top"_a = 10,
       "skip_bad"_a = false, "threads"_a = 2,
       "One analysis, both renderings: (JSON text, terminal report).");
+
+  m.def(
+      "analyze_html",
+      [](const std::string& path, const std::string& mode, std::optional<std::int64_t> rank,
+         const Steps& steps, int top, bool skip_bad, int threads) {
+        const auto request = make_request(path, mode, rank, steps, top, skip_bad, threads);
+        return run(request,
+                   [top](const stepscope::Report& r) { return stepscope::render_html(r, top); });
+      },
+      "path"_a, "mode"_a = "native", "rank"_a = nb::none(), "steps"_a = nb::none(), "top"_a = 10,
+      "skip_bad"_a = false, "threads"_a = 2,
+      "Analyse a trace file or folder; the self-contained HTML report.");
+
+  m.def(
+      "memory_snapshot",
+      [](const std::string& path, int top) {
+        if (top < 1) throw nb::value_error("top must be at least 1");
+        nb::gil_scoped_release release;
+        stepscope::Result<stepscope::MemorySnapshot> snapshot =
+            stepscope::load_memory_snapshot(path);
+        if (!snapshot) throw TraceError(snapshot.error().describe());
+        const stepscope::SnapshotReport report = stepscope::analyze_memory_snapshot(*snapshot, top);
+        return std::make_pair(stepscope::render_snapshot_json(report, top),
+                              stepscope::render_snapshot_text(report, top));
+      },
+      "path"_a, "top"_a = 10,
+      "Read a CUDA memory snapshot (torch.cuda.memory._dump_snapshot()) without executing "
+      "anything from it: (JSON text, terminal report). Raises TraceError on bad input.");
 
   nb::class_<LiveMonitor>(m, "LiveMonitor",
                           "Samples this process and its children (CPU, memory, GPUs) on a "

@@ -32,6 +32,17 @@ def analyze_both(
     threads: int = 2,
 ) -> tuple[str, str]: ...
 
+def analyze_html(
+    path: str,
+    mode: str = "native",
+    rank: int | None = None,
+    steps: tuple[int, int] | None = None,
+    top: int = 10,
+    skip_bad: bool = False,
+    threads: int = 2,
+) -> str: ...
+def memory_snapshot(path: str, top: int = 10) -> tuple[str, str]: ...
+
 class LiveMonitor:
     def __init__(self, interval: float = 0.1, gpus: bool = True) -> None: ...
     def start(self) -> None: ...
