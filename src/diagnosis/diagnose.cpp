@@ -30,6 +30,12 @@ std::vector<std::string> top_operations(const Finding& finding, std::size_t limi
   return names;
 }
 
+// Memory growth with high severity: the run will stop with out-of-memory.
+bool ends_the_run(const Finding& finding) {
+  return finding.bottleneck == Bottleneck::kMemoryCapacity && finding.severity == Severity::kHigh &&
+         finding.id == "memory-growth";
+}
+
 std::string describe_limit(const RankAnalyses& rank) {
   const StepBreakdownResult& breakdown = rank.step_breakdown;
   if (!breakdown.applicable || breakdown.mean.total_ns <= 0) {
@@ -56,11 +62,23 @@ Diagnosis diagnose(const RankAnalyses& rank) {
     diagnosis.findings.insert(diagnosis.findings.end(), std::make_move_iterator(found.begin()),
                               std::make_move_iterator(found.end()));
   }
-  std::stable_sort(
-      diagnosis.findings.begin(), diagnosis.findings.end(),
-      [](const Finding& a, const Finding& b) { return a.gain.likely_ns > b.gain.likely_ns; });
-  if (!diagnosis.findings.empty() &&
-      diagnosis.findings.front().gain.likely_share >= kVerdictShare) {
+  // A run heading for out-of-memory fails whatever its speed: that comes first, then the
+  // findings by the time they promise.
+  std::stable_sort(diagnosis.findings.begin(), diagnosis.findings.end(),
+                   [](const Finding& a, const Finding& b) {
+                     if (ends_the_run(a) != ends_the_run(b)) return ends_the_run(a);
+                     return a.gain.likely_ns > b.gain.likely_ns;
+                   });
+  if (!diagnosis.findings.empty() && ends_the_run(diagnosis.findings.front())) {
+    const Finding& top = diagnosis.findings.front();
+    diagnosis.bottleneck = top.bottleneck;
+    diagnosis.part = top.part;
+    diagnosis.dominant_operations = top_operations(top, 3);
+    diagnosis.summary =
+        fmt::format("{} bound: {} (the run ends in out-of-memory at this rate: fix this first)",
+                    to_string(top.bottleneck), top.title);
+  } else if (!diagnosis.findings.empty() &&
+             diagnosis.findings.front().gain.likely_share >= kVerdictShare) {
     const Finding& top = diagnosis.findings.front();
     diagnosis.bottleneck = top.bottleneck;
     diagnosis.part = top.part;

@@ -109,3 +109,32 @@ TEST(RuleReservedUnused, FragmentedAllocatorIsFound) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+// The same leak in host memory (a CPU-only run): CPU records have Device Type 0, Device Id -1.
+TEST(RuleMemoryGrowth, HostMemoryGrowthIsFoundToo) {
+  testing::TraceFixture fixture;
+  std::int64_t allocated = 0;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.op("aten::mul", t0 + 150, 20);
+    allocated += 4 << 20;
+    fixture.memory(t0 + 160, 0x100000 + s * 0x1000, 4 << 20, allocated, 0, 0, -1);
+  }
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Finding* finding = testing::find_finding(diagnosis, "memory-growth");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->title, "CPU memory grows 4.0 MiB every step");
+  EXPECT_EQ(finding->evidence[2].events.at(0).name, "aten::mul");
+  EXPECT_EQ(testing::find_finding(diagnosis, "reserved-unused"), nullptr);
+  // A run heading for out-of-memory: that is the verdict, whatever else the trace shows.
+  EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kMemoryCapacity);
+  EXPECT_EQ(diagnosis.findings.front().id, "memory-growth");
+  EXPECT_NE(diagnosis.summary.find("out-of-memory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stepscope

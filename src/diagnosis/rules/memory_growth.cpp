@@ -43,12 +43,12 @@ bool rises_every_step(const std::vector<std::int64_t>& values) {
 }
 
 // Allocations inside kept steps never freed within the trace, by the op that made them.
-std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, std::int16_t device) {
+std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, const DeviceMemory& device) {
   const Trace& trace = *rank.trace;
   const MemoryTable& m = trace.memory;
   std::map<std::uint64_t, std::size_t> live;  // address -> record of its allocation
   for (std::size_t r = 0; r < m.size(); ++r) {
-    if (m.device_type[r] != 1 || m.device_id[r] != device) continue;
+    if (m.device_type[r] != device.device_type || m.device_id[r] != device.device_id) continue;
     if (m.bytes[r] > 0) {
       live[m.address[r]] = r;
     } else {
@@ -78,7 +78,7 @@ std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, std::int16_
   return refs;
 }
 
-Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
+Finding growth_finding(const RankAnalyses& rank, const DeviceMemory& device,
                        const std::vector<std::int64_t>& allocated) {
   const Trace& trace = *rank.trace;
   const double growth =
@@ -90,7 +90,7 @@ Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
   finding.part = StepPart::kWholeStep;
   finding.rank = trace.rank;
   finding.title =
-      fmt::format("GPU {} memory grows {:.1f} MiB every step", device, growth / (1 << 20));
+      fmt::format("{} memory grows {:.1f} MiB every step", device.label, growth / (1 << 20));
   finding.evidence.push_back(Evidence{"allocated at the first kept step's start",
                                       static_cast<double>(allocated.front()) / (1 << 20),
                                       "MiB",
@@ -101,7 +101,8 @@ Finding growth_finding(const RankAnalyses& rank, std::int16_t device,
                                       {}});
   finding.evidence.push_back(Evidence{"growth per step", growth / (1 << 20), "MiB/step",
                                       unfreed_allocations(rank, device)});
-  if (const DeviceProperties* properties = trace.device_properties(device);
+  if (const DeviceProperties* properties =
+          device.device_type == 1 ? trace.device_properties(device.device_id) : nullptr;
       properties != nullptr && properties->total_global_memory > 0 && growth > 0) {
     const double steps_left = (static_cast<double>(properties->total_global_memory) -
                                static_cast<double>(allocated.back())) /
@@ -164,11 +165,10 @@ std::vector<Finding> check_memory_growth(const RankAnalyses& rank) {
   if (rank.steps.kept().empty()) return {};
   std::vector<Finding> findings;
   for (const DeviceMemory& device : rank.memory.devices) {
-    if (device.device_type != 1) continue;  // CUDA memory only: host RSS has other causes
+    // Every device: a CPU leak ends in the OOM killer as surely as a GPU leak in an OOM error.
     const std::vector<std::int64_t> allocated = allocated_at_step_starts(device);
-    if (rises_every_step(allocated)) {
-      findings.push_back(growth_finding(rank, device.device_id, allocated));
-    }
+    if (rises_every_step(allocated)) findings.push_back(growth_finding(rank, device, allocated));
+    if (device.device_type != 1) continue;
     if (std::optional<Finding> unused = reserved_unused(rank, device)) {
       findings.push_back(*unused);
     }
