@@ -19,7 +19,7 @@ constexpr std::int8_t kCpu = 0;
 struct DeviceKey {
   std::int8_t type = 0;
   std::int16_t id = -1;
-  auto operator<=>(const DeviceKey&) const = default;
+  bool operator==(const DeviceKey&) const = default;
 };
 
 // GPUs first (by id), then the CPU, then any other device type: the order people read them in.
@@ -39,7 +39,7 @@ std::vector<DeviceKey> devices_in(const MemoryTable& m) {
     if (device_rank(a.type) != device_rank(b.type)) {
       return device_rank(a.type) < device_rank(b.type);
     }
-    return a < b;
+    return a.type != b.type ? a.type < b.type : a.id < b.id;
   });
   return keys;
 }
@@ -106,6 +106,7 @@ std::vector<LiveAllocations> by_op(const Trace& trace, const LiveMap& live, int 
     ++group->count;
   }
   std::vector<LiveAllocations> rows;
+  rows.reserve(groups.size() + 1);
   for (auto& [name, group] : groups) rows.push_back(std::move(group));
   if (unattributed.count > 0) rows.push_back(unattributed);
   std::sort(rows.begin(), rows.end(), [](const LiveAllocations& a, const LiveAllocations& b) {

@@ -76,6 +76,7 @@ std::string step_time_chart(const RankAnalyses& a) {
   const std::vector<const Step*> kept = a.steps.kept();
   if (kept.empty()) return "<p class=\"note\">No kept profiler steps.</p>\n";
   std::vector<std::int64_t> numbers;
+  numbers.reserve(kept.size());
   for (const Step* step : kept) numbers.push_back(step->number);
   const StepGroups groups = group_steps(numbers);
   const std::vector<double> values = group_means<const Step*>(
