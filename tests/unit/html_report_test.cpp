@@ -103,3 +103,35 @@ TEST(HtmlReport, LongRunsAreGroupedNotDumped) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+TEST(HtmlReport, ManyRanksDrawRankZeroAndTheSlowestAndListThemAll) {
+  Report report;
+  report.request.path = "job/";
+  for (int r = 0; r < 10; ++r) {
+    testing::TraceFixture fixture;
+    fixture.top_level("distributedInfo", "{\"rank\":" + std::to_string(r) + ",\"world_size\":10}");
+    const double step = r == 7 ? 3000.0 : 1000.0;  // rank 7 is the straggler
+    for (int s = 0; s < 3; ++s) {
+      fixture.step(s, s * step, step);
+      fixture.launched_kernel("k", s * step + 1, s * step + 5, step / 2);
+    }
+    report.traces.ranks.push_back(fixture.load());
+  }
+  for (const Trace& trace : report.traces.ranks) {
+    RankReport rank{analyze_rank(trace, {}), {}};
+    rank.diagnosis = diagnose(rank.analyses);
+    report.ranks.push_back(std::move(rank));
+  }
+  const std::string html = render_html(report, 5);
+  EXPECT_EQ(count(html, "<section class=\"rank\""), 4U);
+  EXPECT_NE(html.find("id=\"rank-0\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"rank-7\""), std::string::npos);
+  const std::string table = html.substr(html.find("id=\"ranks\""));
+  EXPECT_EQ(count(table.substr(0, table.find("</table>")), "<tr>"), 11U);
+}
+
+}  // namespace
+}  // namespace stepscope

@@ -346,6 +346,25 @@ std::string rank_section(const RankReport& rank, int top, bool several) {
   return out + "</section>\n";
 }
 
+// With many ranks, the charts of every rank would bury the page: draw rank 0 and the slowest
+// ranks; the table lists them all.
+constexpr std::size_t kRanksDrawn = 4;
+
+std::vector<const RankReport*> ranks_to_draw(const Report& report) {
+  std::vector<const RankReport*> ranks;
+  for (const RankReport& rank : report.ranks) ranks.push_back(&rank);
+  if (ranks.size() <= kRanksDrawn) return ranks;
+  std::stable_sort(ranks.begin(), ranks.end(), [](const RankReport* a, const RankReport* b) {
+    return a->analyses.step_time.duration_ns.mean > b->analyses.step_time.duration_ns.mean;
+  });
+  std::vector<const RankReport*> drawn{&report.ranks.front()};
+  for (const RankReport* rank : ranks) {
+    if (drawn.size() == kRanksDrawn) break;
+    if (rank != drawn.front()) drawn.push_back(rank);
+  }
+  return drawn;
+}
+
 }  // namespace
 
 std::string render_html(const Report& report, int top) {
@@ -363,7 +382,14 @@ std::string render_html(const Report& report, int top) {
   } else if (!report.ranks.empty()) {
     body += "<h2>Diagnosis</h2>\n" + diagnosis_section(report.ranks.front().diagnosis, top);
   }
-  for (const RankReport& rank : report.ranks) body += rank_section(rank, top, several);
+  const std::vector<const RankReport*> drawn = ranks_to_draw(report);
+  if (drawn.size() < report.ranks.size()) {
+    body += fmt::format(
+        "<p class=\"note\">{} ranks: the charts below are rank {} and the {} "
+        "ranks with the slowest mean step; the table above lists every rank.</p>\n",
+        report.ranks.size(), report.ranks.front().analyses.trace->rank, drawn.size() - 1);
+  }
+  for (const RankReport* rank : drawn) body += rank_section(*rank, top, several);
   return render::html::page("stepscope report: " + report.request.path, body);
 }
 
