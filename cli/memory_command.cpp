@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "progress.h"
 #include "stepscope/report.h"
 #include "stepscope/snapshot_report.h"
 
@@ -24,12 +25,16 @@ void add_memory_command(CLI::App& app, MemoryArguments& a) {
   command->add_option("SNAPSHOT", a.path, "snapshot file")->required();
   command->add_option("--json", a.json_output, "write every figure as JSON to FILE ('-': stdout)");
   command->add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
-  command->add_flag("-q,--quiet", a.quiet, "no terminal report");
+  command->add_flag("-q,--quiet", a.quiet, "no progress and no terminal report");
 }
 
 int run_memory(const MemoryArguments& a) {
   const auto load_start = std::chrono::steady_clock::now();
-  Result<MemorySnapshot> snapshot = load_memory_snapshot(a.path);
+  Progress progress(!a.quiet && stderr_is_terminal(), "reading");
+  Result<MemorySnapshot> snapshot = load_memory_snapshot(
+      a.path,
+      [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); });
+  progress.finish();
   if (!snapshot) {
     fmt::print(stderr, "stepscope: error: {}\n", snapshot.error().describe());
     return 2;

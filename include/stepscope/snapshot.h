@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "stepscope/error.h"
+#include "stepscope/load.h"
 #include "stepscope/trace.h"
 
 namespace stepscope {
@@ -97,8 +98,10 @@ struct MemorySnapshot {
   [[nodiscard]] std::size_t bytes() const;  // held in memory
 };
 
-// Reads a snapshot file (plain or gzip). Errors name the file and the byte offset.
-Result<MemorySnapshot> load_memory_snapshot(const std::string& path);
+// Reads a snapshot file (plain or gzip). Errors name the file and the byte offset. `progress`
+// (may be empty) hears of the bytes read so far, for a progress line on a terminal.
+Result<MemorySnapshot> load_memory_snapshot(const std::string& path,
+                                            const ProgressCallback& progress = {});
 // The same from bytes in memory (tests, fuzzing); `name` stands for the file in errors.
 Result<MemorySnapshot> load_memory_snapshot_bytes(const char* data, std::size_t size,
                                                   const std::string& name);

@@ -10,6 +10,26 @@ namespace stepscope {
 
 namespace {
 
+// Reports progress between reads of the underlying source.
+class ReportingSource : public io::ByteSource {
+ public:
+  ReportingSource(io::ByteSource& inner, const ProgressCallback& progress)
+      : inner_(inner), progress_(progress) {}
+  Result<std::size_t> read(char* destination, std::size_t capacity) override {
+    Result<std::size_t> got = inner_.read(destination, capacity);
+    if (progress_) progress_(inner_.raw_bytes_consumed(), inner_.raw_bytes_total());
+    return got;
+  }
+  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override {
+    return inner_.raw_bytes_consumed();
+  }
+  [[nodiscard]] std::uint64_t raw_bytes_total() const override { return inner_.raw_bytes_total(); }
+
+ private:
+  io::ByteSource& inner_;
+  const ProgressCallback& progress_;
+};
+
 Result<MemorySnapshot> read_snapshot(io::ByteSource& source, const std::string& name) {
   MemorySnapshot snapshot;
   snapshot.source_path = name;
@@ -31,10 +51,12 @@ Result<MemorySnapshot> read_snapshot(io::ByteSource& source, const std::string& 
 
 }  // namespace
 
-Result<MemorySnapshot> load_memory_snapshot(const std::string& path) {
+Result<MemorySnapshot> load_memory_snapshot(const std::string& path,
+                                            const ProgressCallback& progress) {
   Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(path);
   if (!source) return std::move(source).error();
-  return read_snapshot(**source, path);
+  ReportingSource reporting(**source, progress);
+  return read_snapshot(reporting, path);
 }
 
 Result<MemorySnapshot> load_memory_snapshot_bytes(const char* data, std::size_t size,
