@@ -30,8 +30,10 @@ std::map<std::string, OpFigures> op_figures(const Report& report) {
   const double ranks = rank_count(report);
   for (const RankReport& rank : report.ranks) {
     const double per = kept_steps(rank) * ranks;
-    // Rows grouped by input shape share a name: they add up.
+    // Rows grouped by input shape share a name: they add up. The ProfilerStep#N annotations
+    // are the steps themselves, one name per step number: not ops to compare.
     for (const OperatorRow& row : rank.analyses.operators.rows) {
+      if (row.name.starts_with("ProfilerStep#")) continue;
       OpFigures& f = figures[row.name];
       f.self_cpu_ns += static_cast<double>(row.self_cpu_ns) / per;
       f.self_device_ns += static_cast<double>(row.self_device_ns) / per;
