@@ -21,8 +21,9 @@ int fail(const std::string& message) {
 
 void add_diff_command(CLI::App& app, DiffArguments& a) {
   CLI::App* command = app.add_subcommand(
-      "diff", "Compare two runs (trace files or folders): step time with a confidence interval, "
-              "and what changed per phase, op, kernel and finding");
+      "diff",
+      "Compare two runs (trace files or folders): step time with a confidence interval, "
+      "and what changed per phase, op, kernel and finding");
   command->add_option("BEFORE", a.before, "trace file or folder of the run before")->required();
   command->add_option("AFTER", a.after, "trace file or folder of the run after")->required();
   command->add_option("--json", a.json_output,

@@ -25,9 +25,9 @@ struct DiffRequest {
   std::string after;
   AnalysisOptions analysis;
   LoadOptions load;
-  int top = 10;                // rows kept in each changed / appeared / vanished list
-  std::uint64_t seed = 1;      // bootstrap PRNG seed: the same seed gives the same interval
-  int resamples = 10000;       // bootstrap resamples
+  int top = 10;            // rows kept in each changed / appeared / vanished list
+  std::uint64_t seed = 1;  // bootstrap PRNG seed: the same seed gives the same interval
+  int resamples = 10000;   // bootstrap resamples
 };
 
 struct DiffOptions {
@@ -99,7 +99,7 @@ struct KernelChange {
 struct FindingChange {
   std::string id;
   std::string title;
-  std::int64_t rank = 0;  // the before run's rank, or the after run's for introduced findings
+  std::int64_t rank = 0;        // the before run's rank, or the after run's for introduced findings
   std::string severity_before;  // empty on the side without the finding
   std::string severity_after;
   std::int64_t likely_gain_before_ns = 0;  // per step

@@ -109,9 +109,9 @@ void compare_phases(const Report& before, const Report& after, DiffResult& resul
   const auto a = means(after, after_applicable);
   result.phases_applicable = before_applicable && after_applicable;
   if (!result.phases_applicable) {
-    result.notes.push_back("phases not compared: " +
-                           std::string(before_applicable ? "the after" : "the before") +
-                           " run has no phase markers on any rank");
+    result.notes.push_back(
+        "phases not compared: " + std::string(before_applicable ? "the after" : "the before") +
+        " run has no phase markers on any rank");
     return;
   }
   for (std::size_t p = 0; p < kPhaseCount; ++p) {

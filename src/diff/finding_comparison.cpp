@@ -40,8 +40,9 @@ void compare_findings(const Report& before, const Report& after, DiffResult& res
   const auto b = findings_of(before, by_rank);
   const auto a = findings_of(after, by_rank);
   for (const auto& [key, fb] : b) {
-    FindingChange change{key.first, fb->title, fb->rank, std::string(to_string(fb->severity)),
-                         "", fb->gain.likely_ns, 0};
+    FindingChange change{
+        key.first, fb->title,          fb->rank, std::string(to_string(fb->severity)),
+        "",        fb->gain.likely_ns, 0};
     const auto found = a.find(key);
     if (found == a.end()) {
       result.findings_resolved.push_back(std::move(change));

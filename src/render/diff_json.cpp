@@ -112,8 +112,7 @@ void write_ops(JsonWriter& json, const DiffResult& r) {
   json.end_object();
 }
 
-void write_kernel_list(JsonWriter& json, const std::vector<KernelChange>& rows,
-                       std::size_t total) {
+void write_kernel_list(JsonWriter& json, const std::vector<KernelChange>& rows, std::size_t total) {
   json.begin_object();
   json.field("total", static_cast<std::uint64_t>(total));
   json.key("rows");

@@ -47,9 +47,8 @@ std::string side_line(std::string_view label, const RunSide& side) {
 void kernel_table(std::string& out, std::string_view title, const std::vector<KernelChange>& rows,
                   std::size_t total, int top) {
   if (rows.empty()) return;
-  out += heading(fmt::format("{} ({} of {}, per kept step)", title, std::min<std::size_t>(
-                                                                         rows.size(), top),
-                             total));
+  out += heading(fmt::format("{} ({} of {}, per kept step)", title,
+                             std::min<std::size_t>(rows.size(), top), total));
   TextTable table;
   table.add_column("name", true);
   table.add_column("kind", true);
@@ -134,16 +133,16 @@ std::string render_diff_text(const DiffResult& r, int top) {
     table.add_column("calls after");
     for (const OpChange& o : first(r.ops, top)) {
       table.add_row({printable(o.name, 50), ms(o.before_self_cpu_ns), ms(o.after_self_cpu_ns),
-                     ms(o.before_self_device_ns), ms(o.after_self_device_ns),
-                     count(o.before_calls), count(o.after_calls)});
+                     ms(o.before_self_device_ns), ms(o.after_self_device_ns), count(o.before_calls),
+                     count(o.after_calls)});
     }
     out += table.render();
   }
   kernel_table(out, "Device activities with the largest change", r.kernels, r.kernels_total, top);
-  kernel_table(out, "Device activities that appeared", r.kernels_appeared,
-               r.kernels_appeared_total, top);
-  kernel_table(out, "Device activities that vanished", r.kernels_vanished,
-               r.kernels_vanished_total, top);
+  kernel_table(out, "Device activities that appeared", r.kernels_appeared, r.kernels_appeared_total,
+               top);
+  kernel_table(out, "Device activities that vanished", r.kernels_vanished, r.kernels_vanished_total,
+               top);
   finding_list(out, "Findings resolved", r.findings_resolved);
   finding_list(out, "Findings introduced", r.findings_introduced);
   finding_list(out, "Findings persisting", r.findings_persisting);

@@ -40,8 +40,9 @@ def run_stepscope(*arguments: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-class Batches(torch.utils.data.Dataset):  # type: ignore[misc]
-    """Six ready-made batches; `delay` seconds of sleep per batch stand for slow decoding."""
+class Batches:
+    """A map-style Dataset of six ready-made batches; `delay` seconds of sleep per batch stand
+    for slow decoding (DataLoader needs only __len__ and __getitem__)."""
 
     def __init__(self, delay: float) -> None:
         generator = torch.Generator().manual_seed(0)

@@ -139,8 +139,8 @@ TEST(DiffReports, InputBoundResolvedAndIntroduced) {
 TEST(DiffReports, FoldersCompareTheSlowestRankPerStep) {
   auto rank_trace = [](std::int64_t rank, double slow_step_us) {
     TraceFixture fixture;
-    fixture.top_level("distributedInfo",
-                      R"({"backend":"nccl","rank":)" + std::to_string(rank) + R"(,"world_size":2})");
+    fixture.top_level("distributedInfo", R"({"backend":"nccl","rank":)" + std::to_string(rank) +
+                                             R"(,"world_size":2})");
     double t = 0;
     for (int s = 0; s < 3; ++s) {
       const double dur = s == 1 ? slow_step_us : 1000;
@@ -162,8 +162,8 @@ TEST(DiffReports, FoldersCompareTheSlowestRankPerStep) {
 }
 
 TEST(DiffReports, FewStepsAreUndeterminedAndNeverFailTheGate) {
-  const ReportPtr one = report_of(TraceFixture().step(1, 0, 1000).op("aten::mm", 10, 20).load(),
-                                  "one.json");
+  const ReportPtr one =
+      report_of(TraceFixture().step(1, 0, 1000).op("aten::mm", 10, 20).load(), "one.json");
   const ReportPtr many = report_of(loader_run(600), "many.json");
   const DiffResult result = diff_reports(*one, *many, {});
   EXPECT_EQ(result.steps.verdict, Verdict::kUndetermined);

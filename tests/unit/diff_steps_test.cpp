@@ -17,8 +17,7 @@ StepSample steps(int n, double mean_us, double spread_us) {
   return sample;
 }
 
-StepComparison compare(const StepSample& before, const StepSample& after,
-                       std::uint64_t seed = 1) {
+StepComparison compare(const StepSample& before, const StepSample& after, std::uint64_t seed = 1) {
   return diff::compare_steps(before, after, {10, seed, 2000});
 }
 
@@ -89,7 +88,7 @@ TEST(DiffSteps, FailIfSlowerNeedsTheLowerBoundBeyondThePercentage) {
   result.steps.ratio_low = 1.08;
   result.steps.ratio_high = 1.12;
   EXPECT_TRUE(slower_beyond(result, 5));
-  EXPECT_FALSE(slower_beyond(result, 8));  // exactly at the bound: not beyond
+  EXPECT_FALSE(slower_beyond(result, 8));   // exactly at the bound: not beyond
   EXPECT_FALSE(slower_beyond(result, 10));  // the point estimate is 10 %, the bound is not
   result.steps.verdict = Verdict::kNoSignificantChange;
   result.steps.ratio_low = 0.98;
