@@ -1,11 +1,13 @@
 // The stepscope command: argument parsing and exit codes only; the library does the work.
-// Exit status: 0 success, 2 bad input or usage, 1 an unexpected internal failure.
+// Exit status: 0 success, 2 bad input or usage, 1 an unexpected internal failure; `diff` with
+// --fail-if-slower: 3 when the after run is slower beyond the threshold.
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
 #include <exception>
 
 #include "analyze_command.h"
+#include "diff_command.h"
 #include "memory_command.h"
 #include "monitor_command.h"
 #include "report_command.h"
@@ -17,6 +19,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   stepscope::cli::AnalyzeArguments analyze;
   stepscope::cli::add_analyze_command(app, analyze);
+  stepscope::cli::DiffArguments diff;
+  stepscope::cli::add_diff_command(app, diff);
   stepscope::cli::MemoryArguments memory;
   stepscope::cli::add_memory_command(app, memory);
   stepscope::cli::ReportArguments report;
@@ -37,6 +41,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("analyze")) return stepscope::cli::run_analyze(analyze);
+    if (app.got_subcommand("diff")) return stepscope::cli::run_diff(diff);
     if (app.got_subcommand("memory")) return stepscope::cli::run_memory(memory);
     if (app.got_subcommand("report")) return stepscope::cli::run_report(report);
     if (app.got_subcommand("rules")) return stepscope::cli::run_rules(rules);

@@ -1,0 +1,152 @@
+// Comparing two runs (`stepscope diff BEFORE AFTER`): step time with a bootstrap confidence
+// interval and a verdict, and what changed per phase, op, kernel and finding. DiffResult is
+// plain data with every name copied out of the traces, so renderers (JSON, text, HTML) need
+// neither the traces nor the reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stepscope/analysis/options.h"
+#include "stepscope/error.h"
+#include "stepscope/load.h"
+
+namespace stepscope {
+
+struct Report;  // report_model.h
+
+// Version of the JSON document written by render_diff_json; bumped on incompatible change.
+inline constexpr int kDiffJsonSchemaVersion = 1;
+
+struct DiffRequest {
+  std::string before;  // a trace file or a folder of them, as for analyze
+  std::string after;
+  AnalysisOptions analysis;
+  LoadOptions load;
+  int top = 10;            // rows kept in each changed / appeared / vanished list
+  std::uint64_t seed = 1;  // bootstrap PRNG seed: the same seed gives the same interval
+  int resamples = 10000;   // bootstrap resamples
+};
+
+struct DiffOptions {
+  int top = 10;
+  std::uint64_t seed = 1;
+  int resamples = 10000;
+};
+
+enum class Verdict : std::uint8_t { kFaster, kSlower, kNoSignificantChange, kUndetermined };
+// "faster", "slower", "no significant change", "undetermined".
+[[nodiscard]] std::string_view to_string(Verdict verdict);
+
+// The step times one side contributes: per kept step, the slowest rank's duration.
+struct StepSample {
+  std::vector<std::int64_t> durations_ns;  // in step order
+  std::size_t ranks = 0;
+  std::string source;  // how the sample was formed, in words
+};
+
+struct StepComparison {
+  StepSample before;
+  StepSample after;
+  double before_mean_ns = 0;
+  double after_mean_ns = 0;
+  double before_median_ns = 0;
+  double after_median_ns = 0;
+  double change_ns = 0;     // after mean − before mean
+  double change_share = 0;  // change / before mean (0.1 = 10 % slower)
+  double ratio = 0;         // after mean / before mean
+  double ratio_low = 0;     // bootstrap percentile interval of the ratio
+  double ratio_high = 0;
+  double confidence = 0.95;
+  int resamples = 0;
+  std::uint64_t seed = 0;
+  Verdict verdict = Verdict::kUndetermined;
+  std::string reason;  // why undetermined; empty otherwise
+};
+
+// Per kept step figures of one side; `present` is false when the name is absent on that side.
+struct PhaseChange {
+  std::string phase;
+  double before_ns = 0;  // mean host time per kept step
+  double after_ns = 0;
+};
+
+struct OpChange {
+  std::string name;
+  bool in_before = false;
+  bool in_after = false;
+  double before_self_cpu_ns = 0;  // per kept step
+  double after_self_cpu_ns = 0;
+  double before_self_device_ns = 0;
+  double after_self_device_ns = 0;
+  double before_calls = 0;  // per kept step
+  double after_calls = 0;
+};
+
+struct KernelChange {
+  std::string name;
+  std::string kind;  // "kernel", "memcpy", "memset", "accelerator_kernel"
+  bool in_before = false;
+  bool in_after = false;
+  double before_ns = 0;  // device time per kept step
+  double after_ns = 0;
+  double before_count = 0;  // instances per kept step
+  double after_count = 0;
+};
+
+struct FindingChange {
+  std::string id;
+  std::string title;
+  std::int64_t rank = 0;        // the before run's rank, or the after run's for introduced findings
+  std::string severity_before;  // empty on the side without the finding
+  std::string severity_after;
+  std::int64_t likely_gain_before_ns = 0;  // per step
+  std::int64_t likely_gain_after_ns = 0;
+};
+
+struct RunSide {
+  std::string path;
+  std::vector<std::int64_t> ranks;
+  std::vector<std::string> bottlenecks;  // per rank, as the diagnosis names it
+  std::size_t kept_steps = 0;            // per rank, the smallest count
+};
+
+struct DiffResult {
+  RunSide before;
+  RunSide after;
+  StepComparison steps;
+  bool phases_applicable = false;  // both sides have phase markers
+  std::vector<PhaseChange> phases;
+  // Lists below are sorted by the size of the change, largest first, and cut to `top`;
+  // the *_total counts say how many there were before the cut.
+  std::vector<OpChange> ops;  // ops on both sides
+  std::size_t ops_total = 0;
+  std::vector<KernelChange> kernels;  // device activity names on both sides
+  std::size_t kernels_total = 0;
+  std::vector<KernelChange> kernels_appeared;  // only after, by time after
+  std::size_t kernels_appeared_total = 0;
+  std::vector<KernelChange> kernels_vanished;  // only before, by time before
+  std::size_t kernels_vanished_total = 0;
+  std::vector<FindingChange> findings_resolved;    // before only
+  std::vector<FindingChange> findings_introduced;  // after only
+  std::vector<FindingChange> findings_persisting;
+  std::vector<std::string> notes;
+  int top = 10;
+};
+
+// Analyses both sides (errors name the file) and compares them.
+Result<DiffResult> compare_runs(const DiffRequest& request);
+
+// The comparison of two analysed reports; pure, and deterministic for a given seed.
+DiffResult diff_reports(const Report& before, const Report& after, const DiffOptions& options);
+
+// True when the after run is slower than `percent` % with confidence: the interval's lower
+// bound of the ratio after / before exceeds 1 + percent / 100.
+[[nodiscard]] bool slower_beyond(const DiffResult& result, double percent);
+
+std::string render_diff_json(const DiffResult& result);
+std::string render_diff_text(const DiffResult& result, int top);
+
+}  // namespace stepscope

@@ -1,0 +1,156 @@
+// The terminal report of `stepscope diff`: the verdict first, then what changed.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "render/text_format.h"
+#include "stepscope/diff.h"
+
+namespace stepscope {
+
+namespace {
+
+using render::heading;
+using render::printable;
+using render::TextTable;
+
+std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
+std::string signed_ms(double ns) { return fmt::format("{:+.3f} ms", ns / 1e6); }
+std::string count(double per_step) { return fmt::format("{:.2f}", per_step); }
+std::string signed_percent(double share) {
+  if (!std::isfinite(share)) return "n/a";
+  return fmt::format("{:+.1f} %", share * 100);
+}
+std::string change_of(double before, double after) {
+  if (before == 0) return "new";
+  return signed_percent((after - before) / before);
+}
+
+template <typename Row>
+std::vector<Row> first(const std::vector<Row>& rows, int top) {
+  const std::size_t n = std::min(rows.size(), static_cast<std::size_t>(std::max(top, 0)));
+  return {rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n)};
+}
+
+std::string side_line(std::string_view label, const RunSide& side) {
+  std::string bottlenecks;
+  for (std::size_t i = 0; i < side.bottlenecks.size(); ++i) {
+    if (i != 0) bottlenecks += ", ";
+    bottlenecks += side.bottlenecks[i];
+  }
+  return fmt::format("  {:<7} {} · {} rank(s) · {} kept step(s) · bottleneck: {}\n", label,
+                     printable(side.path, 80), side.ranks.size(), side.kept_steps,
+                     bottlenecks.empty() ? "none" : bottlenecks);
+}
+
+void kernel_table(std::string& out, std::string_view title, const std::vector<KernelChange>& rows,
+                  std::size_t total, int top) {
+  if (rows.empty()) return;
+  out += heading(fmt::format("{} ({} of {}, per kept step)", title,
+                             std::min<std::size_t>(rows.size(), top), total));
+  TextTable table;
+  table.add_column("name", true);
+  table.add_column("kind", true);
+  table.add_column("before");
+  table.add_column("after");
+  table.add_column("Δ time");
+  table.add_column("count before");
+  table.add_column("count after");
+  for (const KernelChange& k : first(rows, top)) {
+    table.add_row({printable(k.name, 60), k.kind, ms(k.before_ns), ms(k.after_ns),
+                   signed_ms(k.after_ns - k.before_ns), count(k.before_count),
+                   count(k.after_count)});
+  }
+  out += table.render();
+}
+
+void finding_list(std::string& out, std::string_view title,
+                  const std::vector<FindingChange>& findings) {
+  if (findings.empty()) return;
+  out += heading(title);
+  for (const FindingChange& f : findings) {
+    std::string gain;
+    if (!f.severity_before.empty()) {
+      gain += fmt::format("before {} (likely gain {}/step)", f.severity_before,
+                          ms(static_cast<double>(f.likely_gain_before_ns)));
+    }
+    if (!f.severity_after.empty()) {
+      if (!gain.empty()) gain += " → ";
+      gain += fmt::format("after {} (likely gain {}/step)", f.severity_after,
+                          ms(static_cast<double>(f.likely_gain_after_ns)));
+    }
+    out += fmt::format("  {} [rank {}] {}: {}\n", printable(f.id, 40), f.rank,
+                       printable(f.title, 70), gain);
+  }
+}
+
+}  // namespace
+
+std::string render_diff_text(const DiffResult& r, int top) {
+  const StepComparison& s = r.steps;
+  std::string out;
+  out += side_line("before", r.before);
+  out += side_line("after", r.after);
+  out += heading("Step time (per step: the slowest rank)");
+  out += fmt::format("  before  {} mean, {} median over {} step(s)\n", ms(s.before_mean_ns),
+                     ms(s.before_median_ns), s.before.durations_ns.size());
+  out += fmt::format("  after   {} mean, {} median over {} step(s)\n", ms(s.after_mean_ns),
+                     ms(s.after_median_ns), s.after.durations_ns.size());
+  if (s.verdict == Verdict::kUndetermined) {
+    out += fmt::format("  verdict: undetermined ({})\n", s.reason);
+  } else {
+    out += fmt::format("  change  {} ({}), {:.0f} % interval {} … {}\n", signed_ms(s.change_ns),
+                       signed_percent(s.change_share), s.confidence * 100,
+                       signed_percent(s.ratio_low - 1), signed_percent(s.ratio_high - 1));
+    out += fmt::format("  verdict: {} (bootstrap of the mean ratio, {} resamples, seed {})\n",
+                       to_string(s.verdict), s.resamples, s.seed);
+  }
+  if (r.phases_applicable) {
+    out += heading("Phases (host time per kept step)");
+    TextTable table;
+    table.add_column("phase", true);
+    table.add_column("before");
+    table.add_column("after");
+    table.add_column("Δ");
+    table.add_column("Δ %");
+    for (const PhaseChange& p : r.phases) {
+      table.add_row({p.phase, ms(p.before_ns), ms(p.after_ns), signed_ms(p.after_ns - p.before_ns),
+                     change_of(p.before_ns, p.after_ns)});
+    }
+    out += table.render();
+  }
+  if (!r.ops.empty()) {
+    out += heading(fmt::format("Ops with the largest change ({} of {}, per kept step)",
+                               std::min<std::size_t>(r.ops.size(), top), r.ops_total));
+    TextTable table;
+    table.add_column("op", true);
+    table.add_column("self CPU before");
+    table.add_column("self CPU after");
+    table.add_column("self device before");
+    table.add_column("self device after");
+    table.add_column("calls before");
+    table.add_column("calls after");
+    for (const OpChange& o : first(r.ops, top)) {
+      table.add_row({printable(o.name, 50), ms(o.before_self_cpu_ns), ms(o.after_self_cpu_ns),
+                     ms(o.before_self_device_ns), ms(o.after_self_device_ns), count(o.before_calls),
+                     count(o.after_calls)});
+    }
+    out += table.render();
+  }
+  kernel_table(out, "Device activities with the largest change", r.kernels, r.kernels_total, top);
+  kernel_table(out, "Device activities that appeared", r.kernels_appeared, r.kernels_appeared_total,
+               top);
+  kernel_table(out, "Device activities that vanished", r.kernels_vanished, r.kernels_vanished_total,
+               top);
+  finding_list(out, "Findings resolved", r.findings_resolved);
+  finding_list(out, "Findings introduced", r.findings_introduced);
+  finding_list(out, "Findings persisting", r.findings_persisting);
+  if (!r.notes.empty()) {
+    out += heading("Notes");
+    for (const std::string& note : r.notes) out += fmt::format("  {}\n", printable(note, 200));
+  }
+  return out;
+}
+
+}  // namespace stepscope
