@@ -28,6 +28,8 @@ void add_diff_command(CLI::App& app, DiffArguments& a) {
   command->add_option("AFTER", a.after, "trace file or folder of the run after")->required();
   command->add_option("--json", a.json_output,
                       "write the comparison as JSON to FILE ('-': stdout)");
+  command->add_option("--html", a.html_output,
+                      "write the comparison as a self-contained HTML page");
   command->add_option("--rank", a.rank, "compare only this rank");
   command->add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
   command
@@ -56,6 +58,11 @@ int run_diff(const DiffArguments& a) {
   Result<DiffResult> result = compare_runs(request);
   progress.finish();
   if (!result) return fail(result.error().describe());
+  if (!a.html_output.empty()) {
+    if (Status s = write_output_file(a.html_output, render_diff_html(*result)); !s) {
+      return fail(s.error().describe());
+    }
+  }
   if (!a.json_output.empty()) {
     if (Status s = write_output_file(a.json_output, render_diff_json(*result)); !s) {
       return fail(s.error().describe());

@@ -17,6 +17,7 @@ struct DiffArguments {
   std::string before;
   std::string after;
   std::string json_output;  // "" none, "-" stdout
+  std::string html_output;  // "" none
   std::optional<std::int64_t> rank;
   int top = 10;
   bool quiet = false;

@@ -148,5 +148,7 @@ DiffResult diff_reports(const Report& before, const Report& after, const DiffOpt
 
 std::string render_diff_json(const DiffResult& result);
 std::string render_diff_text(const DiffResult& result, int top);
+// The self-contained HTML page (the report's shell: inline CSS and SVG, opens offline).
+std::string render_diff_html(const DiffResult& result);
 
 }  // namespace stepscope

@@ -184,3 +184,20 @@ def test_screenshot_shows_the_charts(tmp_path: Path) -> None:
     sampled = len(pixels) // step
     assert blue / sampled > 0.01, f"blue bars cover {blue / sampled:.2%} of the page"
     assert yellow / sampled > 0.005, f"DataLoader bars cover {yellow / sampled:.2%}"
+
+
+def test_diff_page_loads_in_chromium(tmp_path: Path) -> None:
+    pair = SHARED_TRACES / "hta" / "trace_diff"
+    if not pair.is_dir():
+        pytest.skip(f"{pair} is absent")
+    html = tmp_path / "diff.html"
+    subprocess.run(
+        [stepscope(), "diff", str(pair / "control"), str(pair / "test"), "--html", str(html), "-q"],
+        check=True,
+    )
+    result = browser("--dump-dom", html.as_uri())
+    assert [line for line in result.stderr.splitlines() if ":CONSOLE" in line] == []
+    assert 'data-script-ok="1"' in result.stdout
+    match = re.search(r'data-chart="diff-steps" data-bars="(\d+)"', result.stdout)
+    assert match is not None and int(match.group(1)) == 12  # 6 kept steps on each side
+    assert ">slower<" in result.stdout

@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::string_view kStyle = R"css(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0;background:#fafafa}
-header,section,main>h2,main>table,main>div,main>p{max-width:980px;margin-left:auto;margin-right:auto}
+main>*{max-width:980px;margin-left:auto;margin-right:auto}
 main{padding:0 16px 48px}
 header{padding:16px 0 4px}
 h1{font-size:22px;margin:0}
@@ -23,7 +23,8 @@ h3{font-size:15px;margin:18px 0 6px}
 .badge{font-size:11px;text-transform:uppercase;padding:1px 6px;border-radius:3px;background:#bbb;color:#fff;vertical-align:middle}
 .finding.high .badge{background:#d62728}.finding.medium .badge{background:#f58518}.finding.low .badge{background:#4c78a8}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:12.5px;margin:6px 0}
-th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top}
+td:first-child{overflow-wrap:anywhere}
 td.num,td[data-v]{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \2195";color:#aaa}

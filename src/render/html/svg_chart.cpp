@@ -71,7 +71,8 @@ double stacked_max(const BarChart& chart) {
   for (std::size_t c = 0; c < chart.categories.size(); ++c) {
     double total = 0;
     for (const Series& s : chart.series) {
-      if (c < s.values.size() && s.values[c] > 0) total += s.values[c];
+      if (c >= s.values.size() || s.values[c] <= 0) continue;
+      total = chart.grouped ? std::max(total, s.values[c]) : total + s.values[c];
     }
     max = std::max(max, total);
   }
@@ -88,19 +89,25 @@ std::string draw(const BarChart& chart) {
   const double top = tick_values.back();
   const double band = n == 0 ? kPlotWidth : kPlotWidth / static_cast<double>(n);
   const std::size_t label_every = std::max<std::size_t>(1, (n + kMaxXLabels - 1) / kMaxXLabels);
+  const double group_width = std::min(band * 0.7, chart.grouped ? 120.0 : 64.0);
+  const double bar_width =
+      chart.grouped
+          ? group_width / static_cast<double>(std::max<std::size_t>(1, chart.series.size()))
+          : group_width;
   for (std::size_t c = 0; c < n; ++c) {
     double base = 0;
-    const double bar_width = std::min(band * 0.7, 64.0);
-    const double x = kLeft + band * static_cast<double>(c) + (band - bar_width) / 2;
-    for (const Series& s : chart.series) {
+    const double x = kLeft + band * static_cast<double>(c) + (band - group_width) / 2;
+    for (std::size_t k = 0; k < chart.series.size(); ++k) {
+      const Series& s = chart.series[k];
       const double v = c < s.values.size() ? std::max(0.0, s.values[c]) : 0.0;
       if (v <= 0) continue;
-      const double y = kTop + kPlotHeight * (1 - (base + v) / top);
+      const double bar_x = chart.grouped ? x + bar_width * static_cast<double>(k) : x;
+      const double y = kTop + kPlotHeight * (1 - ((chart.grouped ? 0 : base) + v) / top);
       const double h = kPlotHeight * v / top;
       body += fmt::format(
           "<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
           "fill=\"{}\"><title>{}{}: {} {}</title></rect>\n",
-          x, y, bar_width, h, escape(s.color), escape(chart.categories[c]),
+          bar_x, y, bar_width, h, escape(s.color), escape(chart.categories[c]),
           chart.series.size() > 1 ? " · " + escape(s.name) : "", number(v), escape(chart.unit));
       base += v;
       ++bars;

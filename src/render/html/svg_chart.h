@@ -15,7 +15,8 @@ struct Series {
   std::vector<double> values;
 };
 
-// Vertical bars per category, stacked when there are several series; y in `unit`.
+// Vertical bars per category, stacked when there are several series (side by side when
+// `grouped`); y in `unit`.
 struct BarChart {
   std::string id;
   std::string title;
@@ -23,6 +24,7 @@ struct BarChart {
   std::vector<Series> series;
   std::string unit;
   std::string x_label;
+  bool grouped = false;
 };
 std::string draw(const BarChart& chart);
 
