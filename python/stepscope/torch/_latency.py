@@ -138,7 +138,7 @@ def latency(
     if warmup < 0 or iters < 1:
         raise ValueError("latency: warmup must be >= 0 and iters >= 1")
     where = resolve_device(device)
-    name = label or type(model).__name__
+    name = label or getattr(model, "__name__", None) or type(model).__name__
     was_training = _modules_in_training(model)
     notes: list[str] = []
     problems: list[str] = []

@@ -164,12 +164,19 @@ class MemoryPhases(ResultMixin):
             return "n/a" if value is None else f"{value / 2**20:,.2f} MiB"
 
         b = self.breakdown
-        lines = [f"{'step':>4} {'phase':<15} {'allocated':>12} {'reserved':>12} {'peak':>12}"]
+        gpu = self.peak_allocated_bytes is not None
+        if gpu:
+            lines = [f"{'step':>4} {'phase':<15} {'allocated':>12} {'reserved':>12} {'peak':>12}"]
+        else:
+            lines = [f"{'step':>4} {'phase':<15} {'process RSS':>12}"]
         for p in self.phases:
-            lines.append(
-                f"{p.step:>4} {p.phase:<15} {mib(p.allocated_bytes):>12} "
-                f"{mib(p.reserved_bytes):>12} {mib(p.peak_allocated_bytes):>12}"
-            )
+            if gpu:
+                lines.append(
+                    f"{p.step:>4} {p.phase:<15} {mib(p.allocated_bytes):>12} "
+                    f"{mib(p.reserved_bytes):>12} {mib(p.peak_allocated_bytes):>12}"
+                )
+            else:
+                lines.append(f"{p.step:>4} {p.phase:<15} {mib(p.process_rss_bytes):>12}")
         lines.append(
             f"parameters {mib(b.parameters_bytes)} ({self.parameters:,}), gradients "
             f"{mib(b.gradients_bytes)}, optimizer state {mib(b.optimizer_state_bytes)}, "
