@@ -76,7 +76,7 @@ def _tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
 def _state_tensors(optimizer: torch.optim.Optimizer) -> Iterator[torch.Tensor]:
     for state in optimizer.state.values():
         for value in state.values():
-            if isinstance(value, torch.Tensor) and value.numel() > 1:
+            if isinstance(value, torch.Tensor) and value.dim() > 0:  # not the step counters
                 yield value
 
 

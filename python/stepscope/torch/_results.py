@@ -211,6 +211,8 @@ class MeasurementWarning(UserWarning):
 
 # A first iteration this many times slower than the median of the rest means warm-up was short.
 SLOW_START_RATIO = 1.5
+# ... and by at least this much: below it, timer resolution and noise dominate.
+SLOW_START_MIN_MS = 0.05
 # Above this coefficient of variation two measurements are hard to compare.
 WIDE_SPREAD_CV = 0.10
 
@@ -224,7 +226,11 @@ def timing_warnings(samples_ms: Sequence[float], stats: Stats, what: str) -> lis
         rest = sorted(samples_ms[head:])
         rest_median = percentile(rest, 50)
         slowest_head = max(samples_ms[:head])
-        if rest_median > 0 and slowest_head > SLOW_START_RATIO * rest_median:
+        if (
+            rest_median > 0
+            and slowest_head > SLOW_START_RATIO * rest_median
+            and slowest_head - rest_median > SLOW_START_MIN_MS
+        ):
             out.append(
                 f"{what}: the first timed iterations are {slowest_head / rest_median:.1f}x slower "
                 f"than the median of the rest ({slowest_head:.3f} ms against "
