@@ -9,10 +9,12 @@ import time
 
 import pytest
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 
-from stepscope import torch as sst  # noqa: E402
-from stepscope.torch._results import percentile, t_quantile_975  # noqa: E402
+import torch
+
+from stepscope import torch as sst
+from stepscope.torch._results import percentile, t_quantile_975
 
 SLEEP_MS = 20.0
 

@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 
-from torch_loops import loader, small_model  # noqa: E402
+import torch
+from torch_loops import loader, small_model
 
-from stepscope import torch as sst  # noqa: E402
-from stepscope.torch._lab import _reading  # noqa: E402
+from stepscope import torch as sst
+from stepscope.torch._lab import _reading
 
 
+@pytest.fixture
+def one_thread() -> Iterator[None]:
+    """One intra-op thread: on a small shared machine, OpenMP workers spinning after bf16 ops
+    delay the wake-up of the sleeping loader by up to 20 ms a step (seen on 2 shared cores),
+    which would measure the machine, not the loop."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.usefixtures("one_thread")
 def test_input_bound_training_reads_precision_is_not_the_bottleneck() -> None:
     # 4 samples x 15 ms of sleep per batch against well under a millisecond of compute.
     result = sst.lab(

@@ -8,11 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 
-from torch_loops import small_model  # noqa: E402
+import torch
+from torch_loops import small_model
 
-from stepscope import torch as sst  # noqa: E402
+from stepscope import torch as sst
 
 
 def test_percentiles_are_ordered_and_plausible() -> None:

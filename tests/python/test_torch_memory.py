@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 
-from stepscope import torch as sst  # noqa: E402
+import torch
+
+from stepscope import torch as sst
 
 
 def mlp(width: int, hidden: int) -> torch.nn.Module:

@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 
-from torch_loops import Trainer, loader  # noqa: E402
+import torch
+from torch_loops import Trainer, loader
 
-import stepscope  # noqa: E402
-from stepscope import torch as sst  # noqa: E402
+import stepscope
+from stepscope import torch as sst
 
 DELAY = 0.02  # seconds per sample: 4 samples a batch, 80 ms waiting against < 1 ms computing
 
