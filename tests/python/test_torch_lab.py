@@ -94,5 +94,7 @@ def test_the_reading() -> None:
     text, precision, fused = _reading(0.8, 0.5, None)
     assert precision is True and fused is False
     assert "room in both" in text
+    text, precision, fused = _reading(-0.6, 0.0, None)
+    assert precision is False and "slower than fp32" in text
     text, precision, fused = _reading(0.5, None, "no compiler")
     assert precision is True and fused is None and "no compiler" in text

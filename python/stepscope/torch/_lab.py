@@ -192,6 +192,13 @@ def _reading(
     fused: bool | None = None
     if precision_jump is None:
         parts.append("bf16 could not run, so precision cannot be judged.")
+    elif precision_jump <= -JUMP:
+        precision_bound = False
+        parts.append(
+            f"bf16 is {-precision_jump * 100:.0f} % slower than fp32: precision is not the "
+            "bottleneck, and here the casts cost more than bf16 saves (a device without fast "
+            "bf16, small ops, or a noisy machine: repeat the lab)."
+        )
     elif precision_jump < JUMP:
         precision_bound = False
         parts.append(
