@@ -160,6 +160,17 @@ class Stats(ResultMixin):
         )
 
 
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as stream:
+            for line in stream:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 @dataclass(frozen=True)
 class Conditions(ResultMixin):
     """What a figure was measured under, recorded with it so that two figures are compared only
@@ -185,10 +196,7 @@ class Conditions(ResultMixin):
         dtype: torch.dtype | str | None = None,
         batch_size: int | None = None,
     ) -> Conditions:
-        if device.type == "cuda":
-            name = torch.cuda.get_device_name(device)
-        else:
-            name = platform.processor() or platform.machine()
+        name = torch.cuda.get_device_name(device) if device.type == "cuda" else _cpu_name()
         return cls(
             device=str(device),
             device_name=name,
