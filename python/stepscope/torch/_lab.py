@@ -4,6 +4,7 @@ autocast plus torch.compile; samples per second and peak memory for each, and th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -260,6 +261,10 @@ def lab(
     kernels are already fused; large jumps mean room in both. A run that cannot run (bf16 on a
     GPU without it, compile failing or ``compile=False``) is marked unavailable with the reason.
 
+    The compile run calls ``torch.compiler.reset()`` before and after it, so that earlier lab
+    runs do not count against Dynamo's recompile limit: other compiled functions of the process
+    compile again on their next call.
+
     Peak memory: ``torch.cuda.max_memory_allocated`` on a GPU; on the CPU the process' peak
     resident memory during the run (Linux, VmHWM reset before each run), else None.
     """
@@ -305,11 +310,8 @@ def lab(
         runs.append(LabRun(name, False, reason, None, None, None, None, None, None))
     base = runs[0].samples_per_s
     runs = [
-        LabRun(
-            **{
-                **r.__dict__,
-                "speedup_vs_fp32": r.samples_per_s / base if base and r.samples_per_s else None,
-            }
+        dataclasses.replace(
+            r, speedup_vs_fp32=r.samples_per_s / base if base and r.samples_per_s else None
         )
         for r in runs
     ]

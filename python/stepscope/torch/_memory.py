@@ -85,9 +85,11 @@ def _saved_for_backward(excluded: set[int], out: dict[int, int]) -> Iterator[Non
     """Record the storages autograd saves for backward (the activations), except `excluded`."""
 
     def pack(tensor: torch.Tensor) -> torch.Tensor:
-        storage = tensor.untyped_storage()
-        if storage.data_ptr() not in excluded:
-            out[storage.data_ptr()] = storage.nbytes()
+        # Tensors without a plain storage (sparse, nested, fakes) are not counted.
+        with contextlib.suppress(RuntimeError, NotImplementedError):
+            storage = tensor.untyped_storage()
+            if storage.data_ptr() not in excluded:
+                out[storage.data_ptr()] = storage.nbytes()
         return tensor
 
     def unpack(tensor: torch.Tensor) -> torch.Tensor:
