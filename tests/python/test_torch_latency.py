@@ -44,7 +44,7 @@ def test_a_known_delay_and_no_grad() -> None:
 
     result = sst.latency(model, torch.randn(2, 3), warmup=1, iters=10, grad_mode="no_grad")
     assert not any(seen)
-    assert 5.0 <= result.stats.p50_ms < 10.0
+    assert 5.0 <= result.stats.p50_ms < 15.0
     assert result.label == "model"
 
 
@@ -73,9 +73,9 @@ def test_generate_style_callable() -> None:
     assert result.time_to_first_token is not None and result.time_per_output_token is not None
     assert result.time_to_first_token.count == 6
     assert result.time_per_output_token.count == 6 * 4
-    assert 6.0 <= result.time_to_first_token.p50_ms < 12.0
-    assert 2.0 <= result.time_per_output_token.p50_ms < 6.0
-    assert result.tokens_per_s is not None and 150 < result.tokens_per_s <= 500
+    assert 6.0 <= result.time_to_first_token.p50_ms < 20.0
+    assert 2.0 <= result.time_per_output_token.p50_ms < 10.0
+    assert result.tokens_per_s is not None and 50 < result.tokens_per_s <= 500
     assert result.stats.min_ms >= 6.0 + 4 * 2.0
     assert all(request.tokens == 5 for request in result.requests)
     assert "first token" in str(result)
