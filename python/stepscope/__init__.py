@@ -9,6 +9,9 @@ All analysis happens in the compiled library; this package only wraps its result
     for rank in report.ranks:          # one dict per rank, as in the JSON document
         print(rank["rank"], rank["diagnosis"])
     report.to_json("report.json")      # the JSON document, written atomically
+    report.findings[0].title           # typed findings, largest likely saving first
+
+With PyTorch installed, ``stepscope.torch`` profiles, times and diagnoses from inside a script.
 """
 
 from __future__ import annotations
@@ -18,12 +21,24 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from . import _core
 from ._core import TraceError
 
-__all__ = ["Mode", "Report", "TraceError", "__version__", "analyze", "version"]
+__all__ = [
+    "EventRefs",
+    "Evidence",
+    "ExpectedGain",
+    "Finding",
+    "Mode",
+    "Report",
+    "TraceError",
+    "__version__",
+    "analyze",
+    "version",
+]
 
 __version__: str = _core.version()
 
@@ -39,6 +54,105 @@ PathLike = str | os.PathLike[str]
 def version() -> str:
     """The version of the compiled stepscope library."""
     return _core.version()
+
+
+@dataclass(frozen=True)
+class EventRefs:
+    """The trace events a figure rests on: a name, how many, when, in which steps."""
+
+    name: str
+    count: int
+    first_start_us: float
+    last_end_us: float
+    steps: tuple[int, ...]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EventRefs:
+        return cls(
+            name=str(data["name"]),
+            count=int(data["count"]),
+            first_start_us=float(data["first_start_us"]),
+            last_end_us=float(data["last_end_us"]),
+            steps=tuple(int(step) for step in data["steps"]),
+        )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One figure of a finding: ``value`` in ``unit`` (``"ms/step"``, ``"%"``, ...)."""
+
+    label: str
+    value: float
+    unit: str
+    events: tuple[EventRefs, ...]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Evidence:
+        return cls(
+            label=str(data["label"]),
+            value=float(data["value"]),
+            unit=str(data["unit"]),
+            events=tuple(EventRefs.from_dict(refs) for refs in data["events"]),
+        )
+
+
+@dataclass(frozen=True)
+class ExpectedGain:
+    """The saving per step a finding promises: everything (bound) and what the fix typically
+    achieves (likely), in µs and as a share of the mean kept step."""
+
+    bound_us_per_step: float
+    likely_us_per_step: float
+    bound_share_of_step: float
+    likely_share_of_step: float
+    method: str
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ExpectedGain:
+        return cls(
+            bound_us_per_step=float(data["bound_us_per_step"]),
+            likely_us_per_step=float(data["likely_us_per_step"]),
+            bound_share_of_step=float(data["bound_share_of_step"]),
+            likely_share_of_step=float(data["likely_share_of_step"]),
+            method=str(data["method"]),
+        )
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding of the diagnosis (docs/json-schema.md, ``diagnosis.findings``)."""
+
+    id: str
+    title: str
+    severity: str
+    bottleneck: str
+    phase: str
+    rank: int
+    evidence: tuple[Evidence, ...]
+    fix: str
+    expected_gain: ExpectedGain
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        return cls(
+            id=str(data["id"]),
+            title=str(data["title"]),
+            severity=str(data["severity"]),
+            bottleneck=str(data["bottleneck"]),
+            phase=str(data["phase"]),
+            rank=int(data["rank"]),
+            evidence=tuple(Evidence.from_dict(item) for item in data["evidence"]),
+            fix=str(data["fix"]),
+            expected_gain=ExpectedGain.from_dict(data["expected_gain"]),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The finding as in the JSON document (tuples become lists)."""
+        data: dict[str, Any] = json.loads(json.dumps(asdict(self)))
+        return data
+
+    def __str__(self) -> str:
+        return f"[{self.severity}] {self.title} ({self.id}; fix: {self.fix})"
 
 
 class Report:
@@ -92,6 +206,31 @@ class Report:
     def ranks(self) -> list[dict[str, Any]]:
         """One entry per rank, sorted by rank."""
         value: list[dict[str, Any]] = self._data["ranks"]
+        return value
+
+    @property
+    def findings(self) -> list[Finding]:
+        """The findings of every rank, largest likely saving first.
+
+        Within a rank this is the report's own order (``ranks[i].diagnosis.findings``, ranked
+        by likely saving per step). Across ranks the lists are merged by the same key, stably,
+        so equal savings keep rank order: with one trace it is exactly that rank's list.
+        """
+        merged = [
+            Finding.from_dict(item)
+            for entry in self.ranks
+            for item in entry.get("diagnosis", {}).get("findings", [])
+        ]
+        merged.sort(key=lambda finding: -finding.expected_gain.likely_us_per_step)
+        return merged
+
+    @property
+    def bottleneck(self) -> str:
+        """The verdict of the first rank (``ranks[0].diagnosis.bottleneck``): ``input_pipeline``,
+        ``healthy``, ...; ``undetermined`` for a report without ranks."""
+        if not self.ranks:
+            return "undetermined"
+        value: str = self.ranks[0].get("diagnosis", {}).get("bottleneck", "undetermined")
         return value
 
     def rank(self, number: int) -> dict[str, Any]:

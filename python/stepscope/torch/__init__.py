@@ -1,0 +1,65 @@
+"""stepscope from inside a PyTorch script: profile, benchmark, latency, the three-run lab,
+memory by phase, and loader against compute::
+
+    from stepscope import torch as sst
+
+    with sst.profile(steps=5, out="traces/") as prof:
+        for batch in loader:
+            train_step(batch)
+            prof.step()
+    print(prof.report)                                  # the diagnosis
+
+    base = sst.benchmark(fn, warmup=10, iters=100)      # timing and statistics
+    lat = sst.latency(model, example, warmup=10, iters=200)
+    lab = sst.lab(model_fn, loader, loss_fn, steps=55, warmup=5)
+    mem = sst.memory_phases(model, batch, loss_fn, optimizer)
+    io = sst.loader_vs_compute(loader, train_step, steps=50)
+
+Needs PyTorch (``pip install stepscope[torch]``); ``import stepscope`` alone does not.
+"""
+
+from __future__ import annotations
+
+try:
+    import torch as _torch  # noqa: F401
+except ImportError as _error:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "stepscope.torch needs PyTorch: pip install 'stepscope[torch]' (or torch itself)"
+    ) from _error
+
+from ._benchmark import BenchmarkResult, benchmark
+from ._lab import LabResult, LabRun, lab
+from ._latency import LatencyResult, latency
+from ._loader import LoaderVsCompute, StepTiming, loader_vs_compute
+from ._memory import (
+    MemoryBreakdown,
+    MemoryPhases,
+    PhaseMemory,
+    estimate_training_memory,
+    memory_phases,
+)
+from ._profile import Profile, profile
+from ._results import Conditions, MeasurementWarning, Stats
+
+__all__ = [
+    "BenchmarkResult",
+    "Conditions",
+    "LabResult",
+    "LabRun",
+    "LatencyResult",
+    "LoaderVsCompute",
+    "MeasurementWarning",
+    "MemoryBreakdown",
+    "MemoryPhases",
+    "PhaseMemory",
+    "Profile",
+    "Stats",
+    "StepTiming",
+    "benchmark",
+    "estimate_training_memory",
+    "lab",
+    "latency",
+    "loader_vs_compute",
+    "memory_phases",
+    "profile",
+]
