@@ -3,8 +3,10 @@
 #include <fmt/core.h>
 
 #include <charconv>
+#include <filesystem>
 
 #include "progress.h"
+#include "stepscope/annotate.h"
 #include "stepscope/report.h"
 
 namespace stepscope::cli {
@@ -34,6 +36,17 @@ int fail(const std::string& message) {
   return kExitBadInput;
 }
 
+// Checked before loading, so that a mistake costs no analysis time.
+std::optional<std::string> check_annotate(const AnalyzeArguments& a) {
+  if (a.annotate_output.empty()) return std::nullopt;
+  if (a.annotate_output == "-") return "--annotate needs a file name, not '-'";
+  std::error_code error;
+  if (std::filesystem::is_directory(a.path, error)) {
+    return a.path + ": --annotate takes a single trace file, not a folder";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void add_analysis_options(CLI::App& command, AnalyzeArguments& a) {
@@ -60,6 +73,9 @@ void add_analyze_command(CLI::App& app, AnalyzeArguments& a) {
       "analyze", "Analyze a trace file (.json, .json.gz) or a folder with one trace per rank");
   add_analysis_options(*command, a);
   command->add_option("--json", a.json_output, "write every figure as JSON to FILE ('-': stdout)");
+  command->add_option("--annotate", a.annotate_output,
+                      "write the trace with the findings as markers to FILE (.json or .json.gz; "
+                      "a single trace file only)");
 }
 
 ReportPtr analyze_with_progress(const AnalyzeArguments& a) {
@@ -93,10 +109,16 @@ ReportPtr analyze_with_progress(const AnalyzeArguments& a) {
 }
 
 int run_analyze(const AnalyzeArguments& a) {
+  if (const auto problem = check_annotate(a)) return fail(*problem);
   ReportPtr report = analyze_with_progress(a);
   if (!report) return kExitBadInput;
   if (!a.json_output.empty()) {
     if (Status s = write_output_file(a.json_output, render_json(*report)); !s) {
+      return fail(s.error().describe());
+    }
+  }
+  if (!a.annotate_output.empty()) {
+    if (Status s = write_annotated_report(*report, a.annotate_output); !s) {
       return fail(s.error().describe());
     }
   }

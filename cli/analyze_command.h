@@ -12,7 +12,8 @@ namespace stepscope::cli {
 
 struct AnalyzeArguments {
   std::string path;
-  std::string json_output;  // "" none, "-" stdout
+  std::string json_output;      // "" none, "-" stdout
+  std::string annotate_output;  // "" none: the trace with the findings as markers
   std::optional<std::int64_t> rank;
   std::string steps;  // "FIRST:LAST"
   int top = 10;
