@@ -34,9 +34,11 @@ __all__ = [
     "Finding",
     "Mode",
     "Report",
+    "SnapshotReport",
     "TraceError",
     "__version__",
     "analyze",
+    "memory_snapshot",
     "version",
 ]
 
@@ -162,11 +164,13 @@ class Report:
     ...); ``report["section"]`` works as well. ``str(report)`` is the terminal report.
     """
 
-    __slots__ = ("_data", "_text")
+    __slots__ = ("_data", "_source", "_text")
 
     def __init__(self, data: Mapping[str, Any], text: str = "") -> None:
         self._data: dict[str, Any] = dict(data)
         self._text = text
+        # The arguments of the analysis that made it, so to_html() can draw it again.
+        self._source: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, document: str, text: str = "") -> Report:
@@ -284,6 +288,23 @@ class Report:
             _write_atomically(os.fspath(path), text)
         return text
 
+    def to_html(self, path: PathLike | None = None, *, top: int | None = None) -> str:
+        """The self-contained HTML report (as ``stepscope report`` writes it); written to
+        ``path`` atomically when given. The trace is analysed again for the pictures.
+
+        Raises:
+            ValueError: the report was read from JSON, so there is no trace to draw.
+        """
+        if self._source is None:
+            raise ValueError("to_html() needs a Report from stepscope.analyze(), not from JSON")
+        arguments = dict(self._source)
+        if top is not None:
+            arguments["top"] = top
+        html = _core.analyze_html(**arguments)
+        if path is not None:
+            _write_atomically(os.fspath(path), html)
+        return html
+
     def __str__(self) -> str:
         return self._text
 
@@ -336,13 +357,59 @@ def analyze(
         TraceError: the input cannot be read; the message names the file.
         ValueError: an argument is out of range.
     """
-    document, text = _core.analyze_both(
-        os.fspath(path),
-        mode=mode,
-        rank=rank,
-        steps=None if steps is None else (int(steps[0]), int(steps[1])),
-        top=top,
-        skip_bad=skip_bad,
-        threads=threads,
-    )
-    return Report.from_json(document, text)
+    arguments: dict[str, Any] = {
+        "path": os.fspath(path),
+        "mode": mode,
+        "rank": rank,
+        "steps": None if steps is None else (int(steps[0]), int(steps[1])),
+        "top": top,
+        "skip_bad": skip_bad,
+        "threads": threads,
+    }
+    document, text = _core.analyze_both(**arguments)
+    report = Report.from_json(document, text)
+    report._source = arguments
+    return report
+
+
+class SnapshotReport:
+    """What a CUDA memory snapshot says (schema ``stepscope.memory_snapshot``, see
+    docs/json-schema.md): per device the allocator's state and the allocation trace's peak and
+    never-freed allocations by site. ``str(report)`` is the terminal report."""
+
+    __slots__ = ("_data", "_text")
+
+    def __init__(self, data: Mapping[str, Any], text: str = "") -> None:
+        self._data: dict[str, Any] = dict(data)
+        self._text = text
+
+    @property
+    def devices(self) -> list[dict[str, Any]]:
+        value: list[dict[str, Any]] = self._data["devices"]
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self._data))  # type: ignore[no-any-return]
+
+    def to_json(self, path: PathLike | None = None, *, indent: int | None = 2) -> str:
+        text = json.dumps(self._data, indent=indent)
+        if path is not None:
+            _write_atomically(os.fspath(path), text + "\n")
+        return text
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"<stepscope.SnapshotReport {self._data.get('file')!r}>"
+
+
+def memory_snapshot(path: PathLike, *, top: int = 10) -> SnapshotReport:
+    """Read a snapshot written by ``torch.cuda.memory._dump_snapshot()`` (plain or gzip) with
+    stepscope's own pickle reader, which never executes anything from the file.
+
+    Raises:
+        TraceError: the file is not a readable snapshot; the message names it and the byte.
+    """
+    document, text = _core.memory_snapshot(os.fspath(path), top=top)
+    return SnapshotReport(json.loads(document), text)

@@ -31,7 +31,6 @@ def analyze_both(
     skip_bad: bool = False,
     threads: int = 2,
 ) -> tuple[str, str]: ...
-
 def analyze_html(
     path: str,
     mode: str = "native",

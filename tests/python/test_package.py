@@ -179,3 +179,40 @@ def test_cli_bad_input_exits_2_naming_the_file(tmp_path: Path, case: str) -> Non
     )
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert str(path) in done.stderr
+
+
+def test_report_to_html(trace_file: Path, tmp_path: Path) -> None:
+    report = stepscope.analyze(trace_file)
+    out = tmp_path / "report.html"
+    html = report.to_html(out)
+    assert html.startswith("<!DOCTYPE html>") and out.read_text() == html
+    assert 'data-chart="step-time"' in html
+    with pytest.raises(ValueError, match="to_html"):
+        stepscope.Report.from_json(report.to_json()).to_html()
+
+
+def test_memory_snapshot_from_python(tmp_path: Path) -> None:
+    import pickle
+
+    frames = [{"filename": "train.py", "line": 3, "name": "step"}]
+    snapshot = {
+        "segments": [],
+        "device_traces": [
+            [{"action": "alloc", "addr": 16, "size": 512, "stream": 0, "frames": frames}]
+        ],
+    }
+    path = tmp_path / "snapshot.pickle"
+    path.write_bytes(pickle.dumps(snapshot))
+    report = stepscope.memory_snapshot(path)
+    trace = report.devices[0]["trace"]
+    assert trace["never_freed_bytes"] == 512
+    assert trace["never_freed_by_site"][0]["site"] == "step (train.py:3)"
+    assert "never freed within the trace" in str(report)
+    with pytest.raises(stepscope.TraceError, match="not a pickle opcode"):
+        stepscope.memory_snapshot(_json_file(tmp_path))
+
+
+def _json_file(folder: Path) -> Path:
+    path = folder / "trace.json"
+    path.write_text('{"traceEvents": []}')
+    return path

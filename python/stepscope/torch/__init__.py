@@ -14,6 +14,8 @@ memory by phase, and loader against compute::
     lab = sst.lab(model_fn, loader, loss_fn, steps=55, warmup=5)
     mem = sst.memory_phases(model, batch, loss_fn, optimizer)
     io = sst.loader_vs_compute(loader, train_step, steps=50)
+    with sst.monitor(interval=0.1) as mon:              # CPU, workers and GPUs while it runs
+        train_one_epoch()
 
 Needs PyTorch (``pip install stepscope[torch]``); ``import stepscope`` alone does not.
 """
@@ -27,6 +29,7 @@ except ImportError as _error:  # pragma: no cover - depends on the environment
         "stepscope.torch needs PyTorch: pip install 'stepscope[torch]' (or torch itself)"
     ) from _error
 
+from ..monitor import Monitor, monitor
 from ._benchmark import BenchmarkResult, benchmark
 from ._lab import LabResult, LabRun, lab
 from ._latency import LatencyResult, latency
@@ -51,6 +54,7 @@ __all__ = [
     "MeasurementWarning",
     "MemoryBreakdown",
     "MemoryPhases",
+    "Monitor",
     "PhaseMemory",
     "Profile",
     "Stats",
@@ -61,5 +65,6 @@ __all__ = [
     "latency",
     "loader_vs_compute",
     "memory_phases",
+    "monitor",
     "profile",
 ]
