@@ -36,7 +36,8 @@ std::set<std::string> activity_names(const Trace& trace) {
 
 std::vector<std::int64_t> kept_durations(const Trace& trace) {
   std::vector<std::int64_t> durations;
-  for (const Step* step : find_steps(trace, {}).kept()) durations.push_back(step->duration_ns());
+  const StepsResult steps = find_steps(trace, {});  // kept() points into it: keep it alive
+  for (const Step* step : steps.kept()) durations.push_back(step->duration_ns());
   return durations;
 }
 
