@@ -261,9 +261,9 @@ MemoryCurveResult compute_memory_curve(const Trace& trace, const StepsResult& st
   result.origin_ns = trace.memory.time_ns.front();
   if (trace.events.size() > 0)
     result.origin_ns = std::min(result.origin_ns, trace.events.start_ns[0]);
-  const std::vector<EventIndex> ops = op_of_records(trace);
+  result.op_of_record = op_of_records(trace);
   for (DeviceKey key : devices_in(trace.memory)) {
-    result.devices.push_back(analyse_device(trace, steps, key, ops, top));
+    result.devices.push_back(analyse_device(trace, steps, key, result.op_of_record, top));
   }
   return result;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include "diff/diff_parts.h"
 
@@ -57,15 +58,27 @@ std::map<std::string, KernelFigures> kernel_figures(const Report& report) {
     const std::optional<Interval>& window = rank.analyses.steps.window;
     if (!window) continue;
     const double per = kept_steps(rank) * ranks;
+    // By interned name first: one string per name, not one per activity (traces hold millions).
+    struct Sums {
+      double ns = 0;
+      double count = 0;
+      EventClass event_class = EventClass::kKernel;
+    };
+    std::unordered_map<StringId, Sums> by_name;
     const EventTable& e = trace.events;
     for (std::size_t i = 0; i < e.size(); ++i) {
       if (!is_device_activity(e.event_class[i])) continue;
       if (e.start_ns[i] < window->start || e.start_ns[i] >= window->end) continue;
-      const auto index = static_cast<EventIndex>(i);
-      KernelFigures& f = figures[std::string(trace.name_of(index))];
-      if (f.kind.empty()) f.kind = std::string(to_string(e.event_class[i]));
-      f.ns += static_cast<double>(e.dur_ns[i]) / per;
-      f.count += 1.0 / per;
+      auto [it, inserted] = by_name.try_emplace(e.name[i]);
+      if (inserted) it->second.event_class = e.event_class[i];
+      it->second.ns += static_cast<double>(e.dur_ns[i]);
+      it->second.count += 1.0;
+    }
+    for (const auto& [name, sums] : by_name) {
+      KernelFigures& f = figures[std::string(trace.strings.view(name))];
+      if (f.kind.empty()) f.kind = std::string(to_string(sums.event_class));
+      f.ns += sums.ns / per;
+      f.count += sums.count / per;
     }
   }
   return figures;

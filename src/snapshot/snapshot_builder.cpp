@@ -272,14 +272,13 @@ Result<Value> SnapshotBuilder::make_segment(const Fields& f, std::uint64_t offse
 
 namespace {
 
-const Value* root_field(const PickleMachine& machine, const Container& root, StringId key) {
+const Value* root_field(const Container& root, StringId key) {
   for (std::size_t i = 0; i + 1 < root.items.size(); i += 2) {
     if (root.items[i].kind == Kind::kString &&
         static_cast<StringId>(root.items[i].payload) == key) {
       return &root.items[i + 1];
     }
   }
-  (void)machine;
   return nullptr;
 }
 
@@ -301,8 +300,8 @@ Status SnapshotBuilder::finish_root(Value root, std::uint64_t offset) {
     return make_error("not a memory snapshot: the pickle holds neither a dict nor a list", offset);
   }
   const Container& dict = machine_->container(root.payload);
-  const Value* segments = root_field(*machine_, dict, key_ids_[kSegments]);
-  const Value* traces = root_field(*machine_, dict, key_ids_[kDeviceTraces]);
+  const Value* segments = root_field(dict, key_ids_[kSegments]);
+  const Value* traces = root_field(dict, key_ids_[kDeviceTraces]);
   if (segments == nullptr && traces == nullptr) {
     return make_error(
         "not a memory snapshot: the dict has neither 'segments' nor 'device_traces' (write it "

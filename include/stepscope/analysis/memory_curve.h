@@ -81,6 +81,8 @@ struct MemoryCurveResult {
   bool applicable = false;
   std::string not_applicable_reason;
   std::int64_t origin_ns = 0;  // profiler start: the earliest event or record (metrics.md §11)
+  // Per record of trace.memory: the innermost op on its thread spanning it, or kNoEvent.
+  std::vector<EventIndex> op_of_record;
   std::vector<DeviceMemory> devices;  // GPUs by id, then CPU, then other types
 };
 

@@ -56,22 +56,10 @@ std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, const Devic
     }
   }
   std::vector<EventRefs> refs;
-  const EventTable& e = trace.events;
   for (const auto& [address, r] : live) {
     const Step* step = step_at(rank.steps, m.time_ns[r]);
     if (step == nullptr) continue;
-    // The innermost op on the allocating thread that spans the allocation: walking back from
-    // the allocation (events are sorted by start), the first such op; never past the step.
-    EventIndex op = kNoEvent;
-    const auto after = std::upper_bound(e.start_ns.begin(), e.start_ns.end(), m.time_ns[r]);
-    for (auto i = static_cast<EventIndex>(after - e.start_ns.begin()) - 1;
-         i >= 0 && e.start_ns[i] >= std::min(step->start_ns, step->host_start_ns); --i) {
-      if (e.thread[i] == m.thread[r] && e.event_class[i] == EventClass::kOp &&
-          e.end_ns(i) >= m.time_ns[r]) {
-        op = i;
-        break;
-      }
-    }
+    const EventIndex op = rank.memory.op_of_record[r];
     add_ref(refs, op == kNoEvent ? "(no op)" : trace.name_of(op), m.time_ns[r], m.time_ns[r], step);
   }
   keep_most_frequent(refs, 5);

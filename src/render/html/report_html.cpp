@@ -10,6 +10,7 @@
 #include "render/html/page.h"
 #include "render/html/svg_chart.h"
 #include "render/json/memory_json.h"
+#include "render/text_format.h"
 #include "report/report_model.h"
 
 namespace stepscope {
@@ -28,8 +29,6 @@ constexpr std::size_t kMaxStepBars = 120;
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 std::string format_ms(double value) { return fmt::format("{:.3f} ms", value); }
-
-std::string percent(double share) { return fmt::format("{:.1f} %", share * 100); }
 
 // Kept steps, grouped into at most kMaxStepBars bars (means per group) so that a long run
 // stays readable.
@@ -289,8 +288,9 @@ std::string finding_card(const Finding& f, std::size_t index) {
       "<span class=\"note\">{}</span></p></div>\n",
       escape(to_string(f.severity)), index, escape(to_string(f.severity)), escape(f.title),
       escape(to_string(f.bottleneck)), escape(to_string(f.part)), f.rank, evidence, escape(f.fix),
-      format_ms(ms(f.gain.likely_ns)), percent(f.gain.likely_share), format_ms(ms(f.gain.bound_ns)),
-      percent(f.gain.bound_share), escape(f.gain.method));
+      format_ms(ms(f.gain.likely_ns)), render::format_percent(f.gain.likely_share),
+      format_ms(ms(f.gain.bound_ns)), render::format_percent(f.gain.bound_share),
+      escape(f.gain.method));
 }
 
 std::string diagnosis_section(const Diagnosis& d, int top) {
@@ -322,7 +322,7 @@ std::string ranks_table(const Report& report) {
         "<td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td>{}</td></tr>\n",
         a.trace->rank, a.trace->rank, escape(a.trace->source_path), st.count, st.count,
         st.mean / 1e6, format_ms(st.mean / 1e6), st.p95 / 1e6, format_ms(st.p95 / 1e6), busy,
-        percent(busy), escape(to_string(rank.diagnosis.bottleneck)));
+        render::format_percent(busy), escape(to_string(rank.diagnosis.bottleneck)));
   }
   return "<h2>Ranks</h2>\n<table class=\"sortable\" id=\"ranks\"><thead><tr><th>rank</th>"
          "<th>file</th><th>kept steps</th><th>mean step</th><th>p95 step</th><th>GPU busy "
