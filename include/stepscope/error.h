@@ -12,7 +12,20 @@
 
 namespace stepscope {
 
+// What kind of failure an Error is: front ends map it to an exit status or an exception class
+// (Python raises one TraceError subclass per kind).
+enum class ErrorKind : std::uint8_t {
+  kIo,             // a file or folder could not be opened, read or written
+  kNotJson,        // the bytes are not (valid, complete) JSON, gzip or pickle
+  kNotTrace,       // well-formed, but not a trace / snapshot / timeline stepscope can read
+  kLimitExceeded,  // a size, depth or memory limit was reached (out of memory included)
+  kUnsupported,    // a valid input using a feature stepscope does not support
+  kBadOption,      // the request itself is wrong (options, paths, steps that select nothing)
+};
+[[nodiscard]] const char* to_string(ErrorKind kind);
+
 struct Error {
+  ErrorKind kind = ErrorKind::kNotTrace;
   std::string file;                          // the input the error is about; empty when none
   std::optional<std::uint64_t> byte_offset;  // offset in the (decompressed) input, when known
   std::string message;                       // what is wrong, in words a user can act on
@@ -23,6 +36,8 @@ struct Error {
 
 // Builds an Error; the file is usually filled in by the layer that knows it.
 Error make_error(std::string message, std::optional<std::uint64_t> byte_offset = std::nullopt);
+Error make_error(ErrorKind kind, std::string message,
+                 std::optional<std::uint64_t> byte_offset = std::nullopt);
 
 template <typename T>
 class [[nodiscard]] Result {
@@ -54,3 +69,20 @@ struct Done {};
 using Status = Result<Done>;
 
 }  // namespace stepscope
+
+// Propagation, in place of hand-written `if (!x) return std::move(x).error();` lines:
+//   STEPSCOPE_TRY(write_header(out));                        // a Status or any Result
+//   STEPSCOPE_ASSIGN_OR_RETURN(Trace trace, load_trace_file(path));
+#define STEPSCOPE_CONCAT_INNER(a, b) a##b
+#define STEPSCOPE_CONCAT(a, b) STEPSCOPE_CONCAT_INNER(a, b)
+#define STEPSCOPE_TRY(expr)                                                    \
+  do {                                                                         \
+    auto&& stepscope_try_result = (expr);                                      \
+    if (!stepscope_try_result) return std::move(stepscope_try_result).error(); \
+  } while (false)
+#define STEPSCOPE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                    \
+  if (!tmp) return std::move(tmp).error();              \
+  lhs = std::move(tmp).value()
+#define STEPSCOPE_ASSIGN_OR_RETURN(lhs, expr) \
+  STEPSCOPE_ASSIGN_OR_RETURN_IMPL(STEPSCOPE_CONCAT(stepscope_result_, __LINE__), lhs, expr)

@@ -12,8 +12,30 @@ std::string Error::describe() const {
   return text;
 }
 
+const char* to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kIo:
+      return "io";
+    case ErrorKind::kNotJson:
+      return "not_json";
+    case ErrorKind::kNotTrace:
+      return "not_trace";
+    case ErrorKind::kLimitExceeded:
+      return "limit_exceeded";
+    case ErrorKind::kUnsupported:
+      return "unsupported";
+    case ErrorKind::kBadOption:
+      return "bad_option";
+  }
+  return "not_trace";
+}
+
 Error make_error(std::string message, std::optional<std::uint64_t> byte_offset) {
-  return Error{.file = {}, .byte_offset = byte_offset, .message = std::move(message)};
+  return make_error(ErrorKind::kNotTrace, std::move(message), byte_offset);
+}
+
+Error make_error(ErrorKind kind, std::string message, std::optional<std::uint64_t> byte_offset) {
+  return Error{.kind = kind, .file = {}, .byte_offset = byte_offset, .message = std::move(message)};
 }
 
 }  // namespace stepscope
