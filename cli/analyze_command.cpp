@@ -7,6 +7,7 @@
 
 #include "progress.h"
 #include "stepscope/annotate.h"
+#include "stepscope/output_check.h"
 #include "stepscope/report.h"
 
 namespace stepscope::cli {
@@ -110,6 +111,11 @@ ReportPtr analyze_with_progress(const AnalyzeArguments& a) {
 
 int run_analyze(const AnalyzeArguments& a) {
   if (const auto problem = check_annotate(a)) return fail(*problem);
+  if (Status s = check_output_paths({a.path},
+                                    {{"--json", a.json_output}, {"--annotate", a.annotate_output}});
+      !s) {
+    return fail(s.error().describe());
+  }
   ReportPtr report = analyze_with_progress(a);
   if (!report) return kExitBadInput;
   if (!a.json_output.empty()) {

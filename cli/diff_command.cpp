@@ -4,6 +4,7 @@
 
 #include "progress.h"
 #include "stepscope/diff.h"
+#include "stepscope/output_check.h"
 #include "stepscope/report.h"
 
 namespace stepscope::cli {
@@ -43,6 +44,11 @@ void add_diff_command(CLI::App& app, DiffArguments& a) {
 }
 
 int run_diff(const DiffArguments& a) {
+  if (Status s = check_output_paths({a.before, a.after},
+                                    {{"--json", a.json_output}, {"--html", a.html_output}});
+      !s) {
+    return fail(s.error().describe());
+  }
   DiffRequest request;
   request.before = a.before;
   request.after = a.after;

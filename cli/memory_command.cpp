@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "progress.h"
+#include "stepscope/output_check.h"
 #include "stepscope/report.h"
 #include "stepscope/snapshot_report.h"
 
@@ -29,6 +30,10 @@ void add_memory_command(CLI::App& app, MemoryArguments& a) {
 }
 
 int run_memory(const MemoryArguments& a) {
+  if (Status s = check_output_paths({a.path}, {{"--json", a.json_output}}); !s) {
+    fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
+    return 2;
+  }
   const auto load_start = std::chrono::steady_clock::now();
   Progress progress(!a.quiet && stderr_is_terminal(), "reading");
   Result<MemorySnapshot> snapshot = load_memory_snapshot(

@@ -10,6 +10,7 @@
 #include "progress.h"
 #include "stepscope/live/child_process.h"
 #include "stepscope/live/monitor.h"
+#include "stepscope/output_check.h"
 #include "stepscope/report.h"
 
 namespace stepscope::cli {
@@ -88,6 +89,13 @@ int run_monitor(const MonitorArguments& a) {
   if (!interval || *interval < 1'000'000) {
     return fail("--interval wants a duration of at least 1ms, e.g. 100ms or 0.5s");
   }
+  // Outputs are checked before the run, not found unwritable after hours of training.
+  if (Status s = check_output_paths({}, {{"-o", a.json_output}, {"--csv", a.csv_output}}); !s) {
+    return fail(s.error().describe());
+  }
+  for (const std::string& output : {a.json_output, a.csv_output}) {
+    if (Status s = probe_output_path(output); !s) return fail(s.error().describe());
+  }
   Result<live::ChildProcess> child = live::ChildProcess::spawn(a.command);
   if (!child) {
     fmt::print(stderr, "stepscope: error: {}\n", child.error().message);
@@ -124,7 +132,7 @@ int run_monitor(const MonitorArguments& a) {
   if (!a.quiet) {
     fmt::print(stderr, "\n{}exit status: {}\n", live::render_summary_text(summary), exit_status);
   }
-  write_outputs(a, timeline, summary);
+  if (!write_outputs(a, timeline, summary) && exit_status == 0) return kExitBadInput;
   return exit_status;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "stepscope/live/timeline_document.h"
+#include "stepscope/output_check.h"
 
 namespace stepscope::cli {
 
@@ -29,6 +30,10 @@ std::string timeline_report(const std::string& path, std::string& html) {
 }  // namespace
 
 int run_report(const ReportArguments& a) {
+  if (Status s = check_output_paths({a.analysis.path}, {{"-o", a.output}}); !s) {
+    fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
+    return 2;
+  }
   std::string html;
   if (live::is_timeline_document(a.analysis.path)) {
     if (std::string error = timeline_report(a.analysis.path, html); !error.empty()) {

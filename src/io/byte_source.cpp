@@ -1,5 +1,9 @@
 #include "io/byte_source.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #ifdef STEPSCOPE_HAVE_ISAL
@@ -10,34 +14,97 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace stepscope::io {
 
 namespace {
 
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+constexpr int kFifoWaitMilliseconds = 60'000;
 
-std::uint64_t file_size(std::FILE* file) {
-  if (std::fseek(file, 0, SEEK_END) != 0) return 0;
-  const long size = std::ftell(file);
-  std::rewind(file);
-  return size < 0 ? 0 : static_cast<std::uint64_t>(size);
+// A file opened for reading, with the bytes already taken from it to sniff its format kept in
+// front: a pipe or FIFO cannot be rewound, so those bytes are handed out again here.
+class RawFile {
+ public:
+  RawFile(int fd, std::string prefix) : fd_(fd), prefix_(std::move(prefix)) {}
+  RawFile(const RawFile&) = delete;
+  RawFile& operator=(const RawFile&) = delete;
+  ~RawFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int release() { return std::exchange(fd_, -1); }
+  // Like read(2): the count, 0 at the end, -1 with errno on a failure.
+  ssize_t read(char* destination, std::size_t capacity) {
+    if (prefix_used_ < prefix_.size()) {
+      const std::size_t n = std::min(capacity, prefix_.size() - prefix_used_);
+      std::memcpy(destination, prefix_.data() + prefix_used_, n);
+      prefix_used_ += n;
+      return static_cast<ssize_t>(n);
+    }
+    for (;;) {
+      const ssize_t got = ::read(fd_, destination, capacity);
+      if (got < 0 && errno == EINTR) continue;
+      return got;
+    }
+  }
+  // Fills as much of `capacity` as the file gives (a pipe hands out small pieces).
+  ssize_t read_full(char* destination, std::size_t capacity) {
+    std::size_t total = 0;
+    while (total < capacity) {
+      const ssize_t got = read(destination + total, capacity - total);
+      if (got < 0) return total > 0 ? static_cast<ssize_t>(total) : got;
+      if (got == 0) break;
+      total += static_cast<std::size_t>(got);
+    }
+    return static_cast<ssize_t>(total);
+  }
+
+ private:
+  int fd_;
+  std::string prefix_;
+  std::size_t prefix_used_ = 0;
+};
+using FilePtr = std::unique_ptr<RawFile>;
+
+// Both offsets, since "byte N" alone leaves a reader guessing which stream it counts.
+Error gzip_error(const std::string& what, std::uint64_t decompressed, std::uint64_t compressed) {
+  return make_error(ErrorKind::kNotJson, what + " at decompressed byte " +
+                                             std::to_string(decompressed) + " (compressed byte " +
+                                             std::to_string(compressed) + ")");
+}
+
+// After the last gzip member, zeros up to the end are padding (tape and block devices, some
+// uploaders), accepted as `gzip -dc` accepts them; anything else there is an error.
+template <typename Refill>
+Status skip_zero_padding(const unsigned char* next, std::size_t available, Refill refill,
+                         std::uint64_t decompressed, std::uint64_t compressed_at) {
+  for (;;) {
+    for (std::size_t i = 0; i < available; ++i) {
+      if (next[i] != 0) {
+        return gzip_error(
+            "data after the end of the gzip stream that is neither gzip nor zero "
+            "padding",
+            decompressed, compressed_at + i);
+      }
+    }
+    compressed_at += available;
+    if (!refill(next, available)) return Done{};
+  }
 }
 
 class FileSource final : public ByteSource {
  public:
   FileSource(FilePtr file, std::uint64_t size) : file_(std::move(file)), size_(size) {}
   Result<std::size_t> read(char* destination, std::size_t capacity) override {
-    const std::size_t got = std::fread(destination, 1, capacity, file_.get());
-    if (got == 0 && std::ferror(file_.get())) {
-      return make_error(std::string("read failed: ") + std::strerror(errno), consumed_);
+    const ssize_t got = file_->read(destination, capacity);
+    if (got < 0) {
+      return make_error(ErrorKind::kIo, std::string("read failed: ") + std::strerror(errno),
+                        consumed_);
     }
-    consumed_ += got;
-    return got;
+    consumed_ += static_cast<std::uint64_t>(got);
+    return static_cast<std::size_t>(got);
   }
   [[nodiscard]] std::uint64_t raw_bytes_consumed() const override { return consumed_; }
   [[nodiscard]] std::uint64_t raw_bytes_total() const override { return size_; }
@@ -74,8 +141,21 @@ class GzipSource final : public ByteSource {
           finished_ = true;  // clean end after the last member
           break;
         }
-        return make_error("truncated gzip stream: the file ends inside compressed data",
-                          decompressed_ + produced(capacity));
+        return gzip_error("truncated gzip stream: the file ends inside compressed data",
+                          decompressed_ + produced(capacity), consumed_);
+      }
+      if (!member_started_ && stream_.next_in[0] == 0) {
+        auto more = [this](const unsigned char*& next, std::size_t& available) {
+          if (!refill()) return false;
+          next = stream_.next_in;
+          available = stream_.avail_in;
+          return true;
+        };
+        STEPSCOPE_TRY(skip_zero_padding(stream_.next_in, stream_.avail_in, more,
+                                        decompressed_ + produced(capacity),
+                                        consumed_ - stream_.avail_in));
+        finished_ = true;
+        break;
       }
       member_started_ = true;
       const int status = inflate(&stream_, Z_NO_FLUSH);
@@ -86,8 +166,8 @@ class GzipSource final : public ByteSource {
         continue;  // needs more input
       } else if (status != Z_OK) {
         const char* why = stream_.msg != nullptr ? stream_.msg : "unknown error";
-        return make_error(std::string("corrupt gzip data: ") + why,
-                          decompressed_ + produced(capacity));
+        return gzip_error(std::string("corrupt gzip data: ") + why,
+                          decompressed_ + produced(capacity), consumed_ - stream_.avail_in);
       }
     }
     const std::size_t got = produced(capacity);
@@ -105,7 +185,8 @@ class GzipSource final : public ByteSource {
     return std::min<std::size_t>(capacity, 1U << 30) - stream_.avail_out;
   }
   bool refill() {
-    const std::size_t got = std::fread(input_.data(), 1, input_.size(), file_.get());
+    const ssize_t read = file_->read_full(input_.data(), input_.size());
+    const std::size_t got = read > 0 ? static_cast<std::size_t>(read) : 0;
     consumed_ += got;
     stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
     stream_.avail_in = static_cast<uInt>(got);
@@ -146,18 +227,32 @@ class IsalGzipSource final : public ByteSource {
           finished_ = true;  // clean end after the last member
           break;
         }
+        if (state.next_in[0] == 0) {
+          auto more = [this](const unsigned char*& next, std::size_t& available) {
+            if (!refill()) return false;
+            next = state_->next_in;
+            available = state_->avail_in;
+            return true;
+          };
+          STEPSCOPE_TRY(skip_zero_padding(state.next_in, state.avail_in, more,
+                                          decompressed_ + (requested - state.avail_out),
+                                          consumed_ - state.avail_in));
+          finished_ = true;
+          break;
+        }
         isal_inflate_reset(&state);  // another gzip member follows
         state.crc_flag = ISAL_GZIP;
         continue;
       }
       if (state.avail_in == 0 && !refill()) {
-        return make_error("truncated gzip stream: the file ends inside compressed data",
-                          decompressed_ + (requested - state.avail_out));
+        return gzip_error("truncated gzip stream: the file ends inside compressed data",
+                          decompressed_ + (requested - state.avail_out), consumed_);
       }
       const int status = isal_inflate(&state);
       if (status < 0) {
-        return make_error(std::string("corrupt gzip data: ") + describe(status),
-                          decompressed_ + (requested - state.avail_out));
+        return gzip_error(std::string("corrupt gzip data: ") + describe(status),
+                          decompressed_ + (requested - state.avail_out),
+                          consumed_ - state.avail_in);
       }
     }
     const std::size_t got = requested - state.avail_out;
@@ -190,7 +285,8 @@ class IsalGzipSource final : public ByteSource {
     }
   }
   bool refill() {
-    const std::size_t got = std::fread(input_.data(), 1, input_.size(), file_.get());
+    const ssize_t read = file_->read_full(input_.data(), input_.size());
+    const std::size_t got = read > 0 ? static_cast<std::size_t>(read) : 0;
     consumed_ += got;
     state_->next_in = reinterpret_cast<std::uint8_t*>(input_.data());
     state_->avail_in = static_cast<std::uint32_t>(got);
@@ -231,13 +327,48 @@ class MemorySource final : public ByteSource {
 }  // namespace
 
 Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path) {
-  FilePtr file(std::fopen(path.c_str(), "rb"));
-  if (!file) return make_error(std::string("cannot open: ") + std::strerror(errno));
-  const std::uint64_t size = file_size(file.get());
-  unsigned char magic[2] = {0, 0};
-  const std::size_t got = std::fread(magic, 1, 2, file.get());
-  std::rewind(file.get());
-  if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+  // "-" is standard input. Anything else opens without blocking, so that a FIFO with no writer
+  // does not hang in open(); blocking reads are restored once open.
+  int fd = -1;
+  if (path == "-") {
+    fd = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+  } else {
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  }
+  if (fd < 0)
+    return make_error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
+  auto owned = std::make_unique<RawFile>(fd, std::string());
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    return make_error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
+  }
+  if (S_ISDIR(info.st_mode)) return make_error(ErrorKind::kIo, "cannot open: it is a folder");
+  if (S_ISFIFO(info.st_mode) && path != "-") {
+    // A FIFO nobody writes to yet: wait a bounded time for its first bytes, not for ever.
+    pollfd wait_for{fd, POLLIN, 0};
+    int ready = 0;
+    do {
+      ready = ::poll(&wait_for, 1, kFifoWaitMilliseconds);
+    } while (ready < 0 && errno == EINTR);
+    if (ready == 0) {
+      return make_error(ErrorKind::kIo, "nothing wrote to this FIFO within " +
+                                            std::to_string(kFifoWaitMilliseconds / 1000) + " s");
+    }
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  const std::uint64_t size =
+      S_ISREG(info.st_mode) ? static_cast<std::uint64_t>(std::max<off_t>(info.st_size, 0)) : 0;
+  // Sniff the gzip magic, keeping the bytes: a pipe cannot give them again.
+  char magic[2] = {0, 0};
+  const ssize_t got = owned->read_full(magic, 2);
+  if (got < 0) {
+    return make_error(ErrorKind::kIo, std::string("read failed: ") + std::strerror(errno), 0);
+  }
+  auto file = std::make_unique<RawFile>(owned->release(),
+                                        std::string(magic, static_cast<std::size_t>(got)));
+  if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+      static_cast<unsigned char>(magic[1]) == 0x8b) {
     return std::unique_ptr<ByteSource>(std::make_unique<FastGzipSource>(std::move(file), size));
   }
   return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(std::move(file), size));

@@ -1,14 +1,38 @@
 #include "stepscope/error.h"
 
 #include <string>
+#include <string_view>
 
 namespace stepscope {
 
+namespace {
+
+// File names (and the names quoted in messages) come from the user's disk and may hold control
+// characters that would drive the terminal: those are written as \xNN, as trace strings are.
+std::string printable(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || byte == 0x7f) {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Error::describe() const {
   std::string text;
-  if (!file.empty()) text += file + ": ";
+  if (!file.empty()) text += printable(file, false) + ": ";
   if (byte_offset) text += "at byte " + std::to_string(*byte_offset) + ": ";
-  text += message;
+  text += printable(message, true);
   return text;
 }
 

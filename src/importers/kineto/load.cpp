@@ -2,6 +2,7 @@
 // a two-stage pipeline (read + decompress + split | parse + build), joined by a small queue.
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <regex>
 
 #include "importers/kineto/event_splitter.h"
@@ -102,24 +103,54 @@ bool is_not_a_trace(const Error& error) {
   return error.message.rfind("not a Chrome trace", 0) == 0;
 }
 
+// Why a folder entry with a trace's name cannot be read as one, or nothing when it can: a
+// symlink loop, a dangling symlink, a FIFO or a device is a bad file, not silently passed over.
+std::optional<std::string> unreadable_entry(const fs::directory_entry& entry) {
+  std::error_code error;
+  const fs::file_status status = entry.status(error);
+  if (error) {
+    if (error == std::errc::too_many_symbolic_link_levels) return "a symlink loop";
+    if (error == std::errc::no_such_file_or_directory) return "a dangling symlink";
+    return "cannot read: " + error.message();
+  }
+  if (status.type() == fs::file_type::not_found) return "a dangling symlink";
+  if (status.type() == fs::file_type::regular) return std::nullopt;
+  if (status.type() == fs::file_type::fifo) return "a FIFO, not a regular file";
+  if (status.type() == fs::file_type::directory) return "a folder, not a trace file";
+  return "not a regular file";
+}
+
 Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options) {
   std::vector<fs::path> files;
+  std::vector<std::pair<fs::path, std::string>> unreadable;
   std::error_code walk_error;
   for (const auto& entry : fs::directory_iterator(folder, walk_error)) {
-    if (entry.is_regular_file() && looks_like_trace_file(entry.path())) files.push_back(entry);
+    if (!looks_like_trace_file(entry.path())) continue;
+    if (auto why = unreadable_entry(entry)) {
+      unreadable.emplace_back(entry.path(), *why);
+    } else {
+      files.push_back(entry);
+    }
   }
+  std::sort(unreadable.begin(), unreadable.end());
   if (walk_error) {
     Error error = make_error("cannot list the folder: " + walk_error.message());
     error.file = folder.string();
     return error;
   }
   std::sort(files.begin(), files.end());
-  if (files.empty()) {
+  if (files.empty() && unreadable.empty()) {
     Error error = make_error("no trace files (*.json, *.json.gz) in this folder");
     error.file = folder.string();
     return error;
   }
   TraceSet set;
+  for (const auto& [file, why] : unreadable) {
+    Error error = make_error(ErrorKind::kIo, why);
+    error.file = file.string();
+    if (!options.skip_bad) return error;
+    set.skipped.push_back({file.string(), error.describe()});
+  }
   std::int64_t order = 0;
   for (const fs::path& file : files) {
     Result<Trace> loaded = load_trace_file(file.string(), options);
@@ -185,8 +216,8 @@ Result<Trace> load_trace_file(const std::string& path, const LoadOptions& option
 
 Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options) {
   std::error_code error_code;
-  if (fs::is_directory(path, error_code)) return load_folder(path, options);
-  if (!fs::exists(path, error_code)) {
+  if (path != "-" && fs::is_directory(path, error_code)) return load_folder(path, options);
+  if (path != "-" && !fs::exists(path, error_code)) {
     Error error = make_error("no such file or folder");
     error.file = path;
     return error;
