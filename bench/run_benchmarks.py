@@ -93,8 +93,9 @@ def find_stepscope(explicit: str | None) -> str:
 
 def analyze(stepscope: str, trace: Path, threads: int | None = None) -> list[str]:
     # All default figures, written as JSON, as a user would run it; threads by input size
-    # unless a test asks for a number.
-    command = [stepscope, "analyze", str(trace), "--quiet", "--json", os.devnull]
+    # unless a test asks for a number. The JSON goes to stdout ("-"), which run_once discards:
+    # an output path is never a device (replacing /dev/null as root would break the machine).
+    command = [stepscope, "analyze", str(trace), "--quiet", "--json", "-"]
     return command + (["--threads", str(threads)] if threads else [])
 
 

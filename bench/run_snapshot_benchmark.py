@@ -3,7 +3,7 @@
 
 Generates a snapshot of about --size-mb megabytes in the format torch.cuda.memory._dump_snapshot()
 writes (tools/snapshot_builder.py: shared frame dicts, a stack per allocation), then runs, each
-in its own process, `stepscope memory FILE --json /dev/null --quiet` and
+in its own process, `stepscope memory FILE --json - --quiet` (stdout discarded) and
 `python -c "pickle.load(...)"`, and prints wall time and peak RSS (wait4's ru_maxrss) of both.
 The medians of --repeat runs are compared. Targets (issue: memory): stepscope at least 5x faster
 than pickle.load, and its peak RSS below the file's size.
@@ -100,7 +100,7 @@ def main() -> None:
     size = snapshot.stat().st_size
     stepscope = find_stepscope(options.stepscope)
     ours = median_run(
-        [stepscope, "memory", str(snapshot), "--json", os.devnull, "--quiet"], options.repeat
+        [stepscope, "memory", str(snapshot), "--json", "-", "--quiet"], options.repeat
     )
     load = "import pickle, sys\nwith open(sys.argv[1], 'rb') as f: pickle.load(f)"
     python = median_run([sys.executable, "-c", load, str(snapshot)], options.repeat)

@@ -99,7 +99,7 @@ int run_monitor(const MonitorArguments& a) {
   Result<live::ChildProcess> child = live::ChildProcess::spawn(a.command);
   if (!child) {
     fmt::print(stderr, "stepscope: error: {}\n", child.error().message);
-    return live::kExitCommandNotFound;
+    return live::spawn_failure_status(child.error());
   }
   live::MonitorOptions options;
   options.interval_ns = *interval;

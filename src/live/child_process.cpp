@@ -1,6 +1,7 @@
 #include "stepscope/live/child_process.h"
 
-#include <spawn.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,7 +46,7 @@ int shell_exit_status(int wait_status) {
 }
 
 Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv) {
-  if (argv.empty()) return make_error("no command to run");
+  if (argv.empty()) return make_error(ErrorKind::kBadOption, "no command to run");
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -54,20 +55,55 @@ Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv) {
   const sigset_t handled = handled_signals();
   sigset_t saved;
   pthread_sigmask(SIG_BLOCK, &handled, &saved);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setsigmask(&attributes, &saved);  // the child gets the caller's mask back
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
-  pid_t pid = -1;
-  const int failed = posix_spawnp(&pid, args[0], nullptr, &attributes, args.data(), environ);
-  posix_spawnattr_destroy(&attributes);
-  if (failed != 0) {
+  // fork + exec rather than posix_spawn, for PR_SET_PDEATHSIG: a monitor killed outright must
+  // not leave its child running as an orphan. exec's errno comes back through a CLOEXEC pipe.
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
     pthread_sigmask(SIG_SETMASK, &saved, nullptr);
-    Error error = make_error("cannot run '" + argv[0] + "': " + std::strerror(failed));
+    return make_error(ErrorKind::kIo, std::string("cannot run: ") + std::strerror(errno));
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(report[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(kExitCommandNotRunnable);  // the parent already died
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    ::execvp(args[0], args.data());
+    const int failed = errno;
+    (void)!::write(report[1], &failed, sizeof failed);
+    ::_exit(failed == ENOENT ? kExitCommandNotFound : kExitCommandNotRunnable);
+  }
+  ::close(report[1]);
+  int failed = 0;
+  ssize_t got = 0;
+  if (pid > 0) {
+    do {
+      got = ::read(report[0], &failed, sizeof failed);
+    } while (got < 0 && errno == EINTR);
+  } else {
+    failed = errno;
+    got = sizeof failed;
+  }
+  ::close(report[0]);
+  if (got == static_cast<ssize_t>(sizeof failed)) {
+    if (pid > 0) {
+      int status = 0;
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    // Not found is a wrong request (127); found but not runnable (126) is the file's fault.
+    Error error = make_error(failed == ENOENT ? ErrorKind::kBadOption : ErrorKind::kUnsupported,
+                             "cannot run '" + argv[0] + "': " + std::strerror(failed));
     error.file = argv[0];
     return error;
   }
   return ChildProcess(pid, saved);
+}
+
+int spawn_failure_status(const Error& error) {
+  return error.kind == ErrorKind::kUnsupported ? kExitCommandNotRunnable : kExitCommandNotFound;
 }
 
 ChildProcess::ChildProcess(std::int32_t pid, const sigset_t& saved_mask)
@@ -108,9 +144,24 @@ int ChildProcess::wait(std::chrono::milliseconds tick_period, const std::functio
     const int sig = sigtimedwait(&handled, &info, &period);
     if (sig < 0) {
       if (errno == EAGAIN && tick) tick();
+      if (stop_requested_at_ &&
+          std::chrono::steady_clock::now() - *stop_requested_at_ > kStopGracePeriod) {
+        kill(pid_, SIGKILL);
+      }
       continue;
     }
-    if (sig != SIGCHLD && should_forward(info)) kill(pid_, sig);
+    if (sig == SIGCHLD) continue;
+    if (should_forward(info)) kill(pid_, sig);
+    // A child that ignores being asked to stop: a second request, or the grace period after
+    // the first, ends it for good.
+    const auto now = std::chrono::steady_clock::now();
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+      if (stop_requested_at_) {
+        kill(pid_, SIGKILL);
+      } else {
+        stop_requested_at_ = now;
+      }
+    }
   }
   reaped_ = true;
   return shell_exit_status(status);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,11 @@ class ChildProcess {
 
   [[nodiscard]] std::int32_t pid() const { return pid_; }
 
-  // Waits for the child to end and returns its shell-style exit status. Calls `tick` every
-  // `tick_period` while waiting. SIGTERM and SIGHUP are passed on to the child; SIGINT and
-  // SIGQUIT are passed on only when sent to this process alone (a Ctrl-C on the terminal already
-  // reaches the child, which shares the foreground process group).
+  // Waits for the child to end and returns its shell-style exit status. A second stop signal,
+  // or kStopGracePeriod after the first, kills the child (SIGKILL): it cannot ignore them. Calls
+  // `tick` every `tick_period` while waiting. SIGTERM and SIGHUP are passed on to the child; SIGINT
+  // and SIGQUIT are passed on only when sent to this process alone (a Ctrl-C on the terminal
+  // already reaches the child, which shares the foreground process group).
   int wait(std::chrono::milliseconds tick_period, const std::function<void()>& tick);
 
  private:
@@ -45,7 +47,15 @@ class ChildProcess {
   std::int32_t pid_ = -1;
   bool reaped_ = false;
   sigset_t saved_mask_{};  // the caller's, restored on destruction
+  std::optional<std::chrono::steady_clock::time_point> stop_requested_at_;
 };
+
+// How long a child may take to stop after a stop signal was passed on, before it is killed.
+inline constexpr auto kStopGracePeriod = std::chrono::seconds(10);
+
+// The shell's status for a command spawn() could not start: 127 not found, 126 not runnable
+// (permission denied, not an executable).
+[[nodiscard]] int spawn_failure_status(const Error& error);
 
 // 128 + N for a child killed by signal N, else its exit code (from a waitpid status).
 [[nodiscard]] int shell_exit_status(int wait_status);
