@@ -436,6 +436,41 @@ def valid_traces() -> Iterator[tuple[str, str]]:
     )
     yield "empty_events", json.dumps({"traceEvents": []})
     yield "memory_timeline", json.dumps([[0, 1, 2], [3, 4, 5]])
+    yield from lenient_traces()
+
+
+def lenient_traces() -> Iterator[tuple[str, str]]:
+    """Accepted with import notes: wrongly typed optional fields, numeric strings (ROCm),
+    `args` that is null or a list, an event without a usable phase, the array form without
+    its closing bracket, and duplicate correlation ids."""
+    events = step_events(2, memory=True)
+    for event in events:
+        args = event.get("args") or {}
+        if "correlation" in args:
+            args["correlation"] = str(args["correlation"])
+        if "bytes" in args:
+            args["bytes"] = str(args["bytes"])
+        if "Bytes" in args:
+            args["Bytes"] = str(args["Bytes"])
+        if "est. achieved occupancy %" in args:
+            args["est. achieved occupancy %"] = None
+    yield "rocm_strings", json.dumps(document(events))
+    odd = step_events(1)
+    odd[0]["args"] = None
+    odd[1]["args"] = [1, 2]
+    odd[2]["ts"] = str(odd[2]["ts"])
+    odd[2]["dur"] = str(odd[2]["dur"])
+    odd.append({"ph": 5, "name": "no phase", "ts": BASE, "pid": PID, "tid": TID})
+    odd.append(x("kernel", "k", BASE + 1, 1, pid=0, tid=7, grid=["a", 1, 1], device=True))
+    yield "wrong_types", json.dumps(document(odd))
+    yield "array_unterminated", json.dumps(step_events(2))[:-1]
+    yield "array_trailing_comma", json.dumps(step_events(1))[:-1] + ","
+    twice = step_events(2)
+    for event in twice:
+        args = event.get("args") or {}
+        if "correlation" in args:
+            args["correlation"] = 1
+    yield "duplicate_correlation", json.dumps(document(twice))
 
 
 def broken_variants(name: str, text: str, rng: random.Random) -> Iterator[tuple[str, str]]:

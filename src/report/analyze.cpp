@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "report/report_model.h"
+#include "report/step_selection.h"
 
 namespace stepscope {
 
@@ -46,6 +47,11 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
   const auto analysis_start = std::chrono::steady_clock::now();
   for (const Trace& trace : report->traces.ranks) {
     RankReport rank{analyze_rank(trace, request.analysis), {}};
+    if (Status s = check_step_selection(rank.analyses.steps, request.analysis); !s) {
+      Error error = std::move(s).error();
+      error.file = trace.source_path;
+      return error;
+    }
     rank.diagnosis = diagnose(rank.analyses);
     report->ranks.push_back(std::move(rank));
   }

@@ -232,6 +232,8 @@ Result<Value> SnapshotBuilder::make_block(const Fields& f, std::uint64_t offset)
   return Value{Kind::kBlock, static_cast<std::int64_t>(out_.blocks.size() - 1)};
 }
 
+constexpr std::uint64_t kBlockReferenceSlack = 4096;
+
 Result<Value> SnapshotBuilder::make_segment(const Fields& f, std::uint64_t offset) {
   constexpr std::string_view kRecord = "segment";
   SnapshotSegment segment;
@@ -260,7 +262,19 @@ Result<Value> SnapshotBuilder::make_segment(const Fields& f, std::uint64_t offse
   segment.large = out_.strings.view(*type) != "small";
   const Value* blocks = f[kBlocks];
   if (blocks->kind != Kind::kList) return wrong_type(kRecord, "blocks", "a list", offset);
-  for (const Value& block : machine_->container(blocks->payload).items) {
+  const std::vector<Value>& items = machine_->container(blocks->payload).items;
+  // A block written out takes far more than one byte of pickle; only references to one shared
+  // list can make the listed blocks outnumber the bytes read.
+  block_references_ += items.size();
+  if (block_references_ > offset + kBlockReferenceSlack) {
+    return make_error(ErrorKind::kLimitExceeded,
+                      fmt::format("segments list {} blocks by byte {}: a block list shared "
+                                  "between segments would expand beyond a bound of the input's "
+                                  "size; refused",
+                                  block_references_, offset),
+                      offset);
+  }
+  for (const Value& block : items) {
     if (block.kind != Kind::kBlock) {
       return make_error("a segment's 'blocks' holds something that is not a block", offset);
     }

@@ -50,7 +50,11 @@ class SnapshotBuilder : public ContainerSink {
   std::vector<bool> lists_with_entries_;  // by container index
   std::unordered_map<FrameKey, std::uint32_t, FrameKeyHash> frame_ids_;
   std::unordered_map<std::string, StackId> stack_ids_;
-  std::string stack_key_;               // scratch
+  std::string stack_key_;  // scratch
+  // Blocks listed by all segments so far: a list shared through the memo is copied per
+  // segment, so this is bounded by the input's size (a crafted pickle could otherwise make a
+  // few hundred kilobytes expand to gigabytes).
+  std::uint64_t block_references_ = 0;
   std::array<StringId, 22> key_ids_{};  // the field names, interned once (see Key)
 };
 

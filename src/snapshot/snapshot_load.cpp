@@ -1,5 +1,6 @@
 // Loading a memory snapshot: the pickle machine with the snapshot builder as its finisher.
 #include <memory>
+#include <new>
 
 #include "io/byte_source.h"
 #include "snapshot/pickle_machine.h"
@@ -54,9 +55,19 @@ Result<MemorySnapshot> read_snapshot(io::ByteSource& source, const std::string& 
 Result<MemorySnapshot> load_memory_snapshot(const std::string& path,
                                             const ProgressCallback& progress) {
   Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(path);
-  if (!source) return std::move(source).error();
+  if (!source) {
+    Error error = std::move(source).error();
+    error.file = path;
+    return error;
+  }
   ReportingSource reporting(**source, progress);
-  return read_snapshot(reporting, path);
+  try {
+    return read_snapshot(reporting, path);
+  } catch (const std::bad_alloc&) {  // names the file, as every other failure to read it does
+    Error error = make_error(ErrorKind::kLimitExceeded, "out of memory reading this file");
+    error.file = path;
+    return error;
+  }
 }
 
 Result<MemorySnapshot> load_memory_snapshot_bytes(const char* data, std::size_t size,

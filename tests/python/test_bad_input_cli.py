@@ -7,7 +7,9 @@ kind (pipes, `-`, FIFOs, odd folder entries, padded gzip) are read or refused by
 from __future__ import annotations
 
 import gzip
+import json
 import os
+import pickle
 import shutil
 import signal
 import stat
@@ -227,3 +229,63 @@ def test_monitor_kills_a_child_that_ignores_the_second_stop(tmp_path: Path) -> N
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_steps_selecting_nothing_is_refused_naming_the_steps(trace: Path) -> None:
+    done = run("analyze", str(trace), "-q", "--steps", "100:200")
+    assert done.returncode == 2
+    assert b"selects no step" in done.stderr
+    assert b"steps 0-2" in done.stderr  # kineto_trace() writes ProfilerStep#0..2
+    assert run("analyze", str(trace), "-q", "--steps", "1:1").returncode == 0
+
+
+def test_rocm_style_numeric_strings_load_with_a_note(tmp_path: Path) -> None:
+    document = kineto_trace()
+    for event in document["traceEvents"]:
+        args = event.get("args") or {}
+        if "correlation" in args:
+            args["correlation"] = str(args["correlation"])
+        if "est. achieved occupancy %" in args:
+            args["est. achieved occupancy %"] = None
+    path = write_trace(tmp_path / "rocm.json", document)
+    done = run("analyze", str(path), "-q", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    notes = " ".join(report["input"]["notes"])
+    assert "args.correlation held a numeric string" in notes
+    assert "occupancy % had the wrong type" in notes
+    unchanged = json.loads(
+        run(
+            "analyze", str(write_trace(tmp_path / "ok.json", kineto_trace())), "-q", "--json", "-"
+        ).stdout
+    )
+    assert report["ranks"][0]["steps"] == unchanged["ranks"][0]["steps"]
+
+
+def test_snapshot_sharing_one_block_list_is_refused_not_expanded(tmp_path: Path) -> None:
+    blocks = [
+        {"address": 4096 * i, "size": 512, "requested_size": 500, "state": "active_allocated"}
+        for i in range(1500)
+    ]
+    segments = [
+        {
+            "device": 0,
+            "address": 1 << 30,
+            "total_size": 1 << 20,
+            "allocated_size": 512,
+            "active_size": 512,
+            "requested_size": 500,
+            "stream": 0,
+            "segment_type": "large",
+            "is_expandable": False,
+            "blocks": blocks,  # the same list object: pickled once, referenced through the memo
+        }
+        for _ in range(1500)
+    ]
+    path = tmp_path / "shared.pickle"
+    path.write_bytes(pickle.dumps({"segments": segments, "device_traces": [[]]}, protocol=4))
+    assert path.stat().st_size < 1 << 20
+    done = run("memory", str(path), "-q")
+    assert done.returncode == 2, done.stderr
+    assert b"shared between segments" in done.stderr
+    assert b"at byte" in done.stderr

@@ -109,17 +109,12 @@ TEST_F(BadInput, HugeNumbersAndWrongTypes) {
       "huge.json", R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":)" +
                        digits + R"(,"dur":1}]})"));
   EXPECT_NE(huge.message.find("out of range"), std::string::npos) << huge.message;
-  const Error typed = expect_error(write(
-      "typed.json",
-      R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":"soon","dur":1}]})"));
-  EXPECT_NE(typed.message.find("\"ts\""), std::string::npos) << typed.message;
-  const Error correlation = expect_error(write(
-      "corr.json",
-      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":1,"ts":1,"dur":1,"args":{"correlation":{"a":1}}}]})"));
-  EXPECT_NE(correlation.message.find("args.correlation"), std::string::npos) << correlation.message;
-  const Error phase = expect_error(
-      write("ph.json", R"({"traceEvents":[{"cat":"cpu_op","name":"a","ts":1,"dur":1}]})"));
-  EXPECT_NE(phase.message.find("ph"), std::string::npos) << phase.message;
+  // Where the trace as a whole can still be trusted, a wrongly typed field is not a refusal
+  // any more (lenient_import_test.cpp checks the notes); a malformed event still is.
+  const Error malformed = expect_error(write(
+      "malformed.json",
+      R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,,"dur":1}]})"));
+  EXPECT_NE(malformed.message.find("in the event"), std::string::npos) << malformed.message;
 }
 
 TEST_F(BadInput, InvalidUtf8) {
@@ -173,7 +168,7 @@ TEST_F(BadInput, PipelinedAndSequentialLoadsAgree) {
     big += R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":)" + std::to_string(i) +
            R"(,"dur":1},)";
   }
-  big += R"({"ph":"X","cat":"cpu_op","name":"bad","pid":1,"tid":1,"ts":true,"dur":1}]})";
+  big += R"({"ph":"X","cat":"cpu_op","name":"bad","pid":1,"tid":1,"ts":1,,"dur":1}]})";
   const std::string path = write("late_error.json", big);
   LoadOptions one;
   one.threads = 1;

@@ -5,8 +5,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace stepscope::kineto {
@@ -53,12 +55,6 @@ Result<std::int64_t> read_integer(od::value value, std::string_view field) {
     }
   }
   return simdjson_failure(field, code);
-}
-
-Result<double> read_real(od::value value, std::string_view field) {
-  double real = 0;
-  if (auto code = value.get_double().get(real)) return simdjson_failure(field, code);
-  return real;
 }
 
 Result<std::string_view> read_string(od::value value, std::string_view field) {
@@ -109,6 +105,7 @@ Result<RawId> read_id(od::value value, std::string_view field) {
   od::json_type type;
   if (auto code = value.type().get(type)) return simdjson_failure(field, code);
   RawId id;
+  if (type != od::json_type::string && type != od::json_type::number) return id;  // absent
   id.present = true;
   if (type == od::json_type::string) {
     Result<std::string_view> text = read_string(value, field);
@@ -131,23 +128,168 @@ Result<RawId> read_id(od::value value, std::string_view field) {
   return id;
 }
 
+// Forgiving where the data is optional (ROCm writes some numeric args as strings): a string
+// holding a JSON number is parsed, any other wrong type is treated as absent, and either is
+// recorded in the event for the import notes. Malformed JSON stays an error.
+bool is_json_number(std::string_view text) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (i < text.size() && text[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size() && !text.empty();
+}
+
+std::optional<std::string_view> numeric_string(od::value value) {
+  std::string_view text;
+  if (value.get_string().get(text)) return std::nullopt;
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (!is_json_number(text)) return std::nullopt;
+  return text;
+}
+
+std::optional<std::int64_t> integer_from_text(std::string_view text) {
+  std::int64_t integer = 0;
+  const char* end = text.data() + text.size();
+  if (auto [stop, error] = std::from_chars(text.data(), end, integer);
+      error == std::errc() && stop == end) {
+    return integer;
+  }
+  double real = 0;
+  if (auto [stop, error] = std::from_chars(text.data(), end, real);
+      error == std::errc() && stop == end && std::isfinite(real) && std::trunc(real) == real &&
+      std::fabs(real) < 9.0e18) {
+    return static_cast<std::int64_t>(real);
+  }
+  return std::nullopt;
+}
+
+Result<od::json_type> type_of(od::value value, std::string_view field) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return simdjson_failure(field, code);
+  return type;
+}
+
+template <typename T>
+Status lenient_integer(od::value value, const char* field, T& target, RawEvent& out) {
+  STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value, field));
+  if (type == od::json_type::number) {
+    double real = 0;  // a malformed number is malformed JSON: still an error
+    if (auto code = value.get_double().get(real)) return simdjson_failure(field, code);
+    Result<std::int64_t> integer = read_integer(value, field);
+    if (integer) {
+      target = static_cast<T>(*integer);
+    } else {
+      out.tolerate(field, false);
+    }
+    return Done{};
+  }
+  if (type == od::json_type::string) {
+    if (auto text = numeric_string(value)) {
+      if (auto integer = integer_from_text(*text)) {
+        target = static_cast<T>(*integer);
+        out.tolerate(field, true);
+        return Done{};
+      }
+    }
+  }
+  out.tolerate(field, false);
+  return Done{};
+}
+
+Status lenient_real(od::value value, const char* field, double& target, RawEvent& out) {
+  STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value, field));
+  if (type == od::json_type::number) {
+    if (auto code = value.get_double().get(target)) return simdjson_failure(field, code);
+    return Done{};
+  }
+  if (type == od::json_type::string) {
+    if (auto text = numeric_string(value)) {
+      double real = 0;
+      const char* end = text->data() + text->size();
+      if (auto [stop, error] = std::from_chars(text->data(), end, real);
+          error == std::errc() && stop == end) {
+        target = real;
+        out.tolerate(field, true);
+        return Done{};
+      }
+    }
+  }
+  out.tolerate(field, false);
+  return Done{};
+}
+
+Status lenient_string(od::value value, const char* field, std::string_view& target, RawEvent& out) {
+  STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value, field));
+  if (type != od::json_type::string) {
+    out.tolerate(field, false);
+    return Done{};
+  }
+  STEPSCOPE_ASSIGN_OR_RETURN(target, read_string(value, field));
+  return Done{};
+}
+
+// `ts` and `dur`: a number, or a string holding one (parsed, noted); else absent, which makes
+// a complete event unusable (skipped and counted by the builder).
+Status lenient_time(od::value value, const char* field, std::string_view& literal, bool& has,
+                    RawEvent& out) {
+  STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value, field));
+  if (type == od::json_type::number) {
+    STEPSCOPE_ASSIGN_OR_RETURN(literal, read_number_literal(value, field));
+    has = true;
+    return Done{};
+  }
+  if (type == od::json_type::string) {
+    if (auto text = numeric_string(value)) {
+      literal = *text;
+      has = true;
+      out.tolerate(field, true);
+      return Done{};
+    }
+  }
+  out.tolerate(field, false);
+  return Done{};
+}
+
 // `grid` and `block` are [x, y, z] on kernels; Inductor writes a string such as "grid(100,)" on
 // its cpu_op events, which is not a launch shape: ignored.
-Status read_triple(od::value value, std::string_view field, std::int32_t (&out)[3]) {
+Status read_triple(od::value value, const char* field, std::int32_t (&triple)[3], RawEvent& event) {
   od::json_type type;
   if (auto code = value.type().get(type)) return simdjson_failure(field, code);
   if (type != od::json_type::array) return Done{};
   od::array array;
   if (auto code = value.get_array().get(array)) return simdjson_failure(field, code);
+  std::int32_t read[3] = {triple[0], triple[1], triple[2]};
+  bool usable = true;
   int index = 0;
   for (auto element : array) {
     od::value item;
     if (auto code = element.get(item)) return simdjson_failure(field, code);
-    Result<std::int64_t> number = read_integer(item, field);
-    if (!number) return std::move(number).error();
-    if (index < 3) out[index] = static_cast<std::int32_t>(*number);
+    std::int64_t number = 0;
+    const std::uint8_t before = event.tolerated_count;
+    STEPSCOPE_TRY(lenient_integer(item, field, number, event));
+    if (event.tolerated_count != before && !event.tolerated[before].parsed) usable = false;
+    if (index < 3) read[index] = static_cast<std::int32_t>(number);
     ++index;
   }
+  if (usable) std::copy(read, read + 3, triple);
   return Done{};
 }
 
@@ -164,8 +306,7 @@ Status read_stream(od::value value, RawEvent& out) {
   od::json_type type;
   if (auto code = value.type().get(type)) return simdjson_failure("args.stream", code);
   if (type != od::json_type::number) return Done{};
-  STEPSCOPE_TRY_ASSIGN(out.stream, read_integer(value, "args.stream"));
-  return Done{};
+  return lenient_integer(value, "args.stream", out.stream, out);
 }
 
 // The key's text as written (without unescaping): a key with escapes is never one of ours.
@@ -179,11 +320,14 @@ Status read_memory_address(od::value value, RawEvent& out) {
   std::uint64_t unsigned_address = 0;
   if (!value.get_uint64().get(unsigned_address)) {
     out.memory.address = unsigned_address;
-  } else {
-    std::int64_t address = 0;
-    STEPSCOPE_TRY_ASSIGN(address, read_integer(value, "args.Addr"));
-    out.memory.address = static_cast<std::uint64_t>(address);
+    out.memory.has_address = true;
+    return Done{};
   }
+  std::int64_t address = 0;
+  const std::uint8_t before = out.tolerated_count;
+  STEPSCOPE_TRY(lenient_integer(value, "args.Addr", address, out));
+  if (out.tolerated_count != before && !out.tolerated[before].parsed) return Done{};
+  out.memory.address = static_cast<std::uint64_t>(address);
   out.memory.has_address = true;
   return Done{};
 }
@@ -205,33 +349,25 @@ Status read_arg(ArgKey key, od::value value, RawEvent& out) {
     case ArgKey::kOther:
       return Done{};
     case ArgKey::kCorrelation:
-      STEPSCOPE_TRY_ASSIGN(out.correlation, read_integer(value, "args.correlation"));
-      return Done{};
+      return lenient_integer(value, "args.correlation", out.correlation, out);
     case ArgKey::kExternalId:
-      STEPSCOPE_TRY_ASSIGN(out.external_id, read_integer(value, "args.External id"));
-      return Done{};
+      return lenient_integer(value, "args.External id", out.external_id, out);
     case ArgKey::kStream:
       return read_stream(value, out);
     case ArgKey::kDevice:
-      STEPSCOPE_TRY_ASSIGN(out.device, read_integer(value, "args.device"));
-      return Done{};
+      return lenient_integer(value, "args.device", out.device, out);
     case ArgKey::kAddress:
       return read_memory_address(value, out);
     case ArgKey::kMemoryBytes:
-      STEPSCOPE_TRY_ASSIGN(out.memory.bytes, read_integer(value, "args.Bytes"));
-      return Done{};
+      return lenient_integer(value, "args.Bytes", out.memory.bytes, out);
     case ArgKey::kTotalAllocated:
-      STEPSCOPE_TRY_ASSIGN(out.memory.total_allocated, read_integer(value, "args.Total Allocated"));
-      return Done{};
+      return lenient_integer(value, "args.Total Allocated", out.memory.total_allocated, out);
     case ArgKey::kTotalReserved:
-      STEPSCOPE_TRY_ASSIGN(out.memory.total_reserved, read_integer(value, "args.Total Reserved"));
-      return Done{};
+      return lenient_integer(value, "args.Total Reserved", out.memory.total_reserved, out);
     case ArgKey::kDeviceType:
-      STEPSCOPE_TRY_ASSIGN(out.memory.device_type, read_integer(value, "args.Device Type"));
-      return Done{};
+      return lenient_integer(value, "args.Device Type", out.memory.device_type, out);
     case ArgKey::kDeviceId:
-      STEPSCOPE_TRY_ASSIGN(out.memory.device_id, read_integer(value, "args.Device Id"));
-      return Done{};
+      return lenient_integer(value, "args.Device Id", out.memory.device_id, out);
     case ArgKey::kName:
       return read_metadata_name(value, out);
     default:
@@ -249,46 +385,47 @@ Status read_arg(ArgKey key, od::value value, RawEvent& out) {
       STEPSCOPE_TRY_ASSIGN(out.concrete_inputs, read_raw(value, "args.Concrete Inputs"));
       break;
     case ArgKey::kBytes:
-      STEPSCOPE_TRY_ASSIGN(numeric.bytes, read_integer(value, "args.bytes"));
+      STEPSCOPE_TRY(lenient_integer(value, "args.bytes", numeric.bytes, out));
       break;
     case ArgKey::kBlocksPerSm:
-      STEPSCOPE_TRY_ASSIGN(numeric.blocks_per_sm, read_real(value, "args.blocks per SM"));
+      STEPSCOPE_TRY(lenient_real(value, "args.blocks per SM", numeric.blocks_per_sm, out));
       break;
     case ArgKey::kOccupancy:
-      STEPSCOPE_TRY_ASSIGN(numeric.occupancy_percent,
-                           read_real(value, "args.est. achieved occupancy %"));
+      STEPSCOPE_TRY(
+          lenient_real(value, "args.est. achieved occupancy %", numeric.occupancy_percent, out));
       break;
     case ArgKey::kWarpsPerSm:
-      STEPSCOPE_TRY_ASSIGN(numeric.warps_per_sm, read_real(value, "args.warps per SM"));
+      STEPSCOPE_TRY(lenient_real(value, "args.warps per SM", numeric.warps_per_sm, out));
       break;
     case ArgKey::kGrid:
-      return read_triple(value, "args.grid", numeric.grid);
+      return read_triple(value, "args.grid", numeric.grid, out);
     case ArgKey::kBlock:
-      return read_triple(value, "args.block", numeric.block);
+      return read_triple(value, "args.block", numeric.block, out);
     case ArgKey::kRegisters:
-      STEPSCOPE_TRY_ASSIGN(integer, read_integer(value, "args.registers per thread"));
+      integer = numeric.registers_per_thread;
+      STEPSCOPE_TRY(lenient_integer(value, "args.registers per thread", integer, out));
       numeric.registers_per_thread = static_cast<std::int32_t>(integer);
       break;
     case ArgKey::kSharedMemory:
-      STEPSCOPE_TRY_ASSIGN(numeric.shared_memory, read_integer(value, "args.shared memory"));
+      STEPSCOPE_TRY(lenient_integer(value, "args.shared memory", numeric.shared_memory, out));
       break;
     case ArgKey::kCollectiveName:
-      STEPSCOPE_TRY_ASSIGN(out.collective_name, read_string(value, "args.Collective name"));
+      STEPSCOPE_TRY(lenient_string(value, "args.Collective name", out.collective_name, out));
       break;
     case ArgKey::kDtype:
-      STEPSCOPE_TRY_ASSIGN(out.dtype, read_string(value, "args.dtype"));
+      STEPSCOPE_TRY(lenient_string(value, "args.dtype", out.dtype, out));
       break;
     case ArgKey::kProcessGroupName:
-      STEPSCOPE_TRY_ASSIGN(out.process_group_name, read_string(value, "args.Process Group Name"));
+      STEPSCOPE_TRY(lenient_string(value, "args.Process Group Name", out.process_group_name, out));
       break;
     case ArgKey::kInMsgNelems:
-      STEPSCOPE_TRY_ASSIGN(numeric.in_msg_nelems, read_integer(value, "args.In msg nelems"));
+      STEPSCOPE_TRY(lenient_integer(value, "args.In msg nelems", numeric.in_msg_nelems, out));
       break;
     case ArgKey::kOutMsgNelems:
-      STEPSCOPE_TRY_ASSIGN(numeric.out_msg_nelems, read_integer(value, "args.Out msg nelems"));
+      STEPSCOPE_TRY(lenient_integer(value, "args.Out msg nelems", numeric.out_msg_nelems, out));
       break;
     case ArgKey::kGroupSize:
-      STEPSCOPE_TRY_ASSIGN(numeric.group_size, read_integer(value, "args.Group size"));
+      STEPSCOPE_TRY(lenient_integer(value, "args.Group size", numeric.group_size, out));
       break;
     default:
       break;
@@ -310,11 +447,16 @@ Status read_args(od::object args, RawEvent& out) {
   return Done{};
 }
 
+// A phase that is not a one-letter string leaves the event without one: the builder skips
+// and counts it.
 Status read_phase(od::value value, RawEvent& out) {
   std::string_view phase;
-  STEPSCOPE_TRY_ASSIGN(phase, read_string(value, "ph"));
-  if (phase.size() != 1) return field_error("ph", "expected a one-letter phase");
-  out.phase = phase[0];
+  STEPSCOPE_TRY(lenient_string(value, "ph", phase, out));
+  if (phase.size() == 1) {
+    out.phase = phase[0];
+  } else if (!phase.empty()) {
+    out.tolerate("ph", false);
+  }
   return Done{};
 }
 
@@ -342,15 +484,13 @@ Status read_event(od::object object, RawEvent& out) {
     if (key.unsafe_is_equal("ph")) {
       if (Status s = read_phase(value, out); !s) return s;
     } else if (key.unsafe_is_equal("name")) {
-      STEPSCOPE_TRY_ASSIGN(out.name, read_string(value, "name"));
+      STEPSCOPE_TRY(lenient_string(value, "name", out.name, out));
     } else if (key.unsafe_is_equal("cat")) {
-      STEPSCOPE_TRY_ASSIGN(out.category, read_string(value, "cat"));
+      STEPSCOPE_TRY(lenient_string(value, "cat", out.category, out));
     } else if (key.unsafe_is_equal("ts")) {
-      STEPSCOPE_TRY_ASSIGN(out.ts_literal, read_number_literal(value, "ts"));
-      out.has_ts = true;
+      STEPSCOPE_TRY(lenient_time(value, "ts", out.ts_literal, out.has_ts, out));
     } else if (key.unsafe_is_equal("dur")) {
-      STEPSCOPE_TRY_ASSIGN(out.dur_literal, read_number_literal(value, "dur"));
-      out.has_dur = true;
+      STEPSCOPE_TRY(lenient_time(value, "dur", out.dur_literal, out.has_dur, out));
     } else if (key.unsafe_is_equal("pid")) {
       STEPSCOPE_TRY_ASSIGN(out.pid, read_id(value, "pid"));
     } else if (key.unsafe_is_equal("tid")) {
@@ -360,7 +500,10 @@ Status read_event(od::object object, RawEvent& out) {
     } else if (key.unsafe_is_equal("args")) {
       od::json_type type;
       if (auto code = value.type().get(type)) return simdjson_failure("args", code);
-      if (type != od::json_type::object) return field_error("args", "expected an object");
+      if (type != od::json_type::object) {  // null or a list: no args
+        out.tolerate("args", false);
+        continue;
+      }
       if (Status s = read_args(value.get_object().value_unsafe(), out); !s) return s;
     }
   }

@@ -138,6 +138,14 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
       return true;
     }
     if (state_ == State::kBeforeRoot) return error_at(end_, "empty input: no JSON value");
+    // The array form may end without ']' (after whole events only, a trailing comma allowed).
+    if (events_are_root_ &&
+        (state_ == State::kEventsAfterElement || state_ == State::kEventsStart ||
+         (state_ == State::kEventsElement && events_seen_ > 0))) {
+      top_level_.unterminated_array_at = base_offset_ + end_;
+      state_ = State::kDone;
+      return true;
+    }
     return error_at(end_, "unexpected end of input: the JSON document is truncated");
   }
   const char c = buffer_[begin_];

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct TopLevelFields {
   std::string base_time_nanoseconds;
   std::string display_time_unit;
   std::vector<std::string> other_keys;  // the first few, to explain what a non-trace file is
+  // The JSON array form ended without its closing ']' (Chrome and Perfetto accept that): the
+  // offset of the end, for the import note.
+  std::optional<std::uint64_t> unterminated_array_at;
 };
 
 class EventSplitter {

@@ -1,5 +1,7 @@
 #include "importers/kineto/linker.h"
 
+#include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "trace/flat_id_map.h"
@@ -25,19 +27,38 @@ void link_nesting(Trace& trace) {
   }
 }
 
-void link_launches(Trace& trace) {
+// A correlation id names one launch. When several launch calls share one (a wrapped counter,
+// merged traces), linking every activity to the first would pin all its kernels to one step:
+// each activity goes to the latest of those calls that started before it, and a note says so.
+void link_launches(Trace& trace, ImportNotes& notes) {
   EventTable& e = trace.events;
   e.launcher.assign(e.size(), kNoEvent);
   FlatIdMap call_by_correlation(e.size() / 4);
+  std::unordered_map<std::int64_t, std::vector<EventIndex>> shared;  // id -> calls, by start
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (is_launch_call(e.event_class[i]) && e.correlation[i] >= 0) {
-      call_by_correlation.find_or_insert(e.correlation[i], i);
-    }
+    if (!is_launch_call(e.event_class[i]) || e.correlation[i] < 0) continue;
+    const EventIndex first = call_by_correlation.find_or_insert(e.correlation[i], i);
+    if (first == i) continue;
+    std::vector<EventIndex>& calls = shared[e.correlation[i]];
+    if (calls.empty()) calls.push_back(first);
+    calls.push_back(i);  // events are sorted by start: so are the calls
+    notes.add(
+        "correlation ids shared by several launch calls; device activities linked "
+        "to the nearest earlier launch",
+        e.source_offset[i]);
   }
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const EventClass c = e.event_class[i];
     if ((!is_device_activity(c) && c != EventClass::kGpuSync) || e.correlation[i] < 0) continue;
     e.launcher[i] = call_by_correlation.find(e.correlation[i]);
+    if (shared.empty()) continue;
+    const auto it = shared.find(e.correlation[i]);
+    if (it == shared.end()) continue;
+    const std::vector<EventIndex>& calls = it->second;
+    const auto after = std::upper_bound(
+        calls.begin(), calls.end(), e.start_ns[i],
+        [&e](std::int64_t start, EventIndex call) { return start < e.start_ns[call]; });
+    e.launcher[i] = after == calls.begin() ? calls.front() : *(after - 1);
   }
 }
 
@@ -93,9 +114,9 @@ void link_owners(Trace& trace) {
 
 }  // namespace
 
-void link_events(Trace& trace) {
+void link_events(Trace& trace, ImportNotes& notes) {
   link_nesting(trace);
-  link_launches(trace);
+  link_launches(trace, notes);
   trace.stats.external_id_is_correlation = external_id_is_correlation(trace.events);
   link_owners(trace);
 }

@@ -3,11 +3,13 @@
 // to (External id, else through its launch call; metrics.md §12).
 #pragma once
 
+#include "importers/kineto/import_notes.h"
 #include "stepscope/trace.h"
 
 namespace stepscope::kineto {
 
 // Requires events sorted by start time, longer first on ties.
-void link_events(Trace& trace);
+// Duplicate correlation ids are resolved and noted in `notes`.
+void link_events(Trace& trace, ImportNotes& notes);
 
 }  // namespace stepscope::kineto

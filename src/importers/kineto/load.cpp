@@ -2,6 +2,7 @@
 // a two-stage pipeline (read + decompress + split | parse + build), joined by a small queue.
 #include <algorithm>
 #include <filesystem>
+#include <new>
 #include <optional>
 #include <regex>
 
@@ -44,14 +45,19 @@ unsigned effective_threads(const LoadOptions& options, const io::ByteSource& sou
 }
 
 // An upper estimate: profiler events take at least ~100 bytes of JSON, and gzip compresses trace
-// JSON about ten times.
+// JSON about ten times. Capped: a sparse or huge file (or a tight address-space limit) must not
+// fail before a byte is parsed; the columns grow as needed past the cap.
 std::size_t expected_events(const io::ByteSource& source) {
   constexpr std::uint64_t kMinEventBytes = 100;
-  return static_cast<std::size_t>(expected_decompressed_bytes(source) / kMinEventBytes + 1024);
+  constexpr std::uint64_t kMaxReservedEvents = 4U << 20;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(
+      expected_decompressed_bytes(source) / kMinEventBytes + 1024, kMaxReservedEvents));
 }
 
+// `notes`, when given, receives what the importer accepted rather than refused.
 Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
-                               const LoadOptions& options) {
+                               const LoadOptions& options,
+                               std::vector<std::string>* notes = nullptr) {
   Trace trace;
   trace.source_path = name;
   kineto::EventSplitter splitter(source);
@@ -76,6 +82,9 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
     return fail(make_error("empty trace: traceEvents has no events"));
   if (Status s = builder.finish(splitter.top_level()); !s) return fail(std::move(s).error());
   trace.stats.input_bytes = splitter.bytes_read();
+  if (notes != nullptr) {
+    for (std::string& line : builder.notes().describe(name)) notes->push_back(std::move(line));
+  }
   if (trace.distributed.rank >= 0) {
     trace.rank = trace.distributed.rank;
     trace.rank_source = RankSource::kDistributedInfo;
@@ -120,6 +129,9 @@ std::optional<std::string> unreadable_entry(const fs::directory_entry& entry) {
   return "not a regular file";
 }
 
+Result<Trace> load_file_noting(const std::string& path, const LoadOptions& options,
+                               std::vector<std::string>* notes);
+
 Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options) {
   std::vector<fs::path> files;
   std::vector<std::pair<fs::path, std::string>> unreadable;
@@ -153,7 +165,7 @@ Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options)
   }
   std::int64_t order = 0;
   for (const fs::path& file : files) {
-    Result<Trace> loaded = load_trace_file(file.string(), options);
+    Result<Trace> loaded = load_file_noting(file.string(), options, &set.notes);
     if (!loaded) {
       if (is_not_a_trace(loaded.error())) {
         set.notes.push_back("skipped " + file.string() + ": " + loaded.error().message);
@@ -195,16 +207,15 @@ Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options)
   return set;
 }
 
-}  // namespace
-
-Result<Trace> load_trace_file(const std::string& path, const LoadOptions& options) {
+Result<Trace> load_trace_file_unguarded(const std::string& path, const LoadOptions& options,
+                                        std::vector<std::string>* notes) {
   Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(path);
   if (!source) {
     Error error = std::move(source).error();
     error.file = path;
     return error;
   }
-  Result<Trace> trace = load_from_source(**source, path, options);
+  Result<Trace> trace = load_from_source(**source, path, options, notes);
   if (trace && trace->rank_source != RankSource::kDistributedInfo) {
     if (auto rank = rank_from_file_name(fs::path(path).filename().string())) {
       trace->rank = *rank;
@@ -212,6 +223,25 @@ Result<Trace> load_trace_file(const std::string& path, const LoadOptions& option
     }
   }
   return trace;
+}
+
+// Out of memory is a fact about this file (its size against the machine), not an internal
+// error: it names the file, and a folder run skips it under --skip-bad.
+Result<Trace> load_file_noting(const std::string& path, const LoadOptions& options,
+                               std::vector<std::string>* notes) {
+  try {
+    return load_trace_file_unguarded(path, options, notes);
+  } catch (const std::bad_alloc&) {
+    Error error = make_error(ErrorKind::kLimitExceeded, "out of memory reading this file");
+    error.file = path;
+    return error;
+  }
+}
+
+}  // namespace
+
+Result<Trace> load_trace_file(const std::string& path, const LoadOptions& options) {
+  return load_file_noting(path, options, nullptr);
 }
 
 Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options) {
@@ -222,9 +252,9 @@ Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options
     error.file = path;
     return error;
   }
-  Result<Trace> trace = load_trace_file(path, options);
-  if (!trace) return std::move(trace).error();
   TraceSet set;
+  Result<Trace> trace = load_file_noting(path, options, &set.notes);
+  if (!trace) return std::move(trace).error();
   if (options.rank && trace->rank != *options.rank) {
     Error error = make_error("the trace is rank " + std::to_string(trace->rank) + ", not " +
                              std::to_string(*options.rank));

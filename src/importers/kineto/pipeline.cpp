@@ -28,8 +28,9 @@ struct ParsedBatch {
 };
 
 // Strings simdjson unescaped live in its parser's buffer, which the next event overwrites;
-// copy them next to the batch. Number literals and raw arrays already point into the batch.
-void keep_strings(RawEvent& event, std::string& arena) {
+// copy them next to the batch. Number literals and raw arrays already point into the batch,
+// except a `ts` or `dur` written as a numeric string (unescaped by simdjson as well).
+void keep_strings(RawEvent& event, std::string& arena, std::string_view batch_text) {
   auto keep = [&arena](std::string_view& text) {
     if (text.empty()) return;
     const std::size_t at = arena.size();
@@ -44,6 +45,12 @@ void keep_strings(RawEvent& event, std::string& arena) {
   keep(event.dtype);
   keep(event.process_group_name);
   keep(event.metadata_name);
+  auto outside = [batch_text](std::string_view literal) {
+    return !literal.empty() && (literal.data() < batch_text.data() ||
+                                literal.data() >= batch_text.data() + batch_text.size());
+  };
+  if (outside(event.ts_literal)) keep(event.ts_literal);
+  if (outside(event.dur_literal)) keep(event.dur_literal);
 }
 
 void parse_into(EventParser& parser, ParsedBatch& batch) {
@@ -59,7 +66,8 @@ void parse_into(EventParser& parser, ParsedBatch& batch) {
       batch.events.resize(i);
       return;
     }
-    keep_strings(batch.events[i], batch.arena);
+    keep_strings(batch.events[i], batch.arena,
+                 std::string_view(batch.text.text.data(), batch.text.text.size()));
   }
 }
 

@@ -53,6 +53,19 @@ struct RawEvent {
   EventArgs numeric_args;          // the numeric part; string ids are filled by the builder
   bool has_event_args = false;
   RawMemory memory;
+  // Fields of the wrong type that were tolerated rather than refused (the builder turns them
+  // into import notes): the field's name, and whether it was a numeric string parsed as a
+  // number or a value ignored. Only the simdjson path fills them (the fast path declines).
+  struct Tolerated {
+    const char* field = nullptr;
+    bool parsed = false;
+  };
+  static constexpr std::size_t kMaxTolerated = 8;
+  Tolerated tolerated[kMaxTolerated] = {};
+  std::uint8_t tolerated_count = 0;
+  void tolerate(const char* field, bool parsed) {
+    if (tolerated_count < kMaxTolerated) tolerated[tolerated_count++] = {field, parsed};
+  }
   std::uint64_t file_offset = 0;
   std::uint32_t length = 0;
 };

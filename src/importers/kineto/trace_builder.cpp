@@ -87,6 +87,12 @@ void TraceBuilder::reserve(std::size_t expected_events) {
 Status TraceBuilder::add(const RawEvent& event) {
   ImportStats& stats = trace_.stats;
   ++stats.events_seen;
+  for (std::uint8_t i = 0; i < event.tolerated_count; ++i) {
+    const RawEvent::Tolerated& t = event.tolerated[i];
+    notes_.add(std::string(t.field) + (t.parsed ? " held a numeric string, parsed as a number"
+                                                : " had the wrong type, treated as absent"),
+               event.file_offset);
+  }
   std::int64_t time_ns = 0;
   if (event.has_ts) {
     Result<std::int64_t> parsed = time_literal_to_ns(event.ts_literal, "ts");
@@ -161,8 +167,9 @@ Status TraceBuilder::add(const RawEvent& event) {
     case 'n':
       ++stats.async_events;
       return Done{};
-    case 0:
-      return make_error("event has no \"ph\" (phase) field");
+    case 0:  // no usable phase: nothing to place the event by
+      notes_.add("event without a usable \"ph\" (phase), skipped", event.file_offset);
+      return Done{};
     default:
       ++stats.other_phase_events;
       return Done{};
@@ -383,6 +390,10 @@ std::int64_t scalar_integer(const std::string& raw) {
 }  // namespace
 
 Status TraceBuilder::finish(const TopLevelFields& top_level) {
+  if (top_level.unterminated_array_at) {
+    notes_.add("the event array has no closing ']' (accepted, as Chrome and Perfetto do)",
+               *top_level.unterminated_array_at);
+  }
   if (Status s = read_device_properties(top_level.device_properties, trace_.devices); !s) return s;
   if (Status s = read_distributed_info(top_level.distributed_info, trace_.distributed); !s) {
     return s;
@@ -396,7 +407,7 @@ Status TraceBuilder::finish(const TopLevelFields& top_level) {
   drop_unmatched_begins();
   sort_events();
   sort_memory(trace_.memory);
-  link_events(trace_);
+  link_events(trace_, notes_);
   return Done{};
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "importers/kineto/event_splitter.h"
+#include "importers/kineto/import_notes.h"
 #include "importers/kineto/raw_event.h"
 #include "stepscope/error.h"
 #include "stepscope/trace.h"
@@ -24,6 +25,8 @@ class TraceBuilder {
   Status add(const RawEvent& event);
   // Reads the top-level fields, sorts and links. The trace is complete after this.
   Status finish(const TopLevelFields& top_level);
+  // What was accepted rather than refused, for the TraceSet's notes.
+  [[nodiscard]] const ImportNotes& notes() const { return notes_; }
 
  private:
   Status add_complete(const RawEvent& event, std::int64_t start_ns, std::int64_t dur_ns);
@@ -38,6 +41,7 @@ class TraceBuilder {
 
   static constexpr std::uint8_t kUnclassified = 0xff;
   Trace& trace_;
+  ImportNotes notes_;
   std::vector<std::uint8_t> category_classes_;
   std::unordered_map<std::string, std::uint32_t> thread_lookup_;
   std::string last_thread_key_;
