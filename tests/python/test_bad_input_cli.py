@@ -289,3 +289,20 @@ def test_snapshot_sharing_one_block_list_is_refused_not_expanded(tmp_path: Path)
     assert done.returncode == 2, done.stderr
     assert b"shared between segments" in done.stderr
     assert b"at byte" in done.stderr
+
+
+def test_a_huge_sparse_file_is_not_refused_for_its_size(tmp_path: Path) -> None:
+    """Column space is reserved from the file size only up to a cap: a sparse 50 GB file under
+    a 600 MB address-space limit reaches the parser (and its real error), not bad_alloc."""
+    sparse = tmp_path / "sparse.json"
+    with sparse.open("wb") as f:
+        f.write(b'{"traceEvents":[')
+        f.truncate(50 << 30)
+    done = subprocess.run(
+        ["sh", "-c", 'ulimit -v 600000 && exec "$0" analyze "$1" -q', cli(), str(sparse)],
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert b"not an event object" in done.stderr
+    assert b"internal error" not in done.stderr and b"out of memory" not in done.stderr

@@ -49,7 +49,7 @@ unsigned effective_threads(const LoadOptions& options, const io::ByteSource& sou
 // fail before a byte is parsed; the columns grow as needed past the cap.
 std::size_t expected_events(const io::ByteSource& source) {
   constexpr std::uint64_t kMinEventBytes = 100;
-  constexpr std::uint64_t kMaxReservedEvents = 4U << 20;
+  constexpr std::uint64_t kMaxReservedEvents = 1U << 20;
   return static_cast<std::size_t>(std::min<std::uint64_t>(
       expected_decompressed_bytes(source) / kMinEventBytes + 1024, kMaxReservedEvents));
 }
