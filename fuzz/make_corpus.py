@@ -454,7 +454,7 @@ def lenient_traces() -> Iterator[tuple[str, str]]:
             args["Bytes"] = str(args["Bytes"])
         if "est. achieved occupancy %" in args:
             args["est. achieved occupancy %"] = None
-    yield "rocm_strings", json.dumps(document(events))
+    yield "lenient_rocm_strings", json.dumps(document(events))
     odd = step_events(1)
     odd[0]["args"] = None
     odd[1]["args"] = [1, 2]
@@ -462,7 +462,7 @@ def lenient_traces() -> Iterator[tuple[str, str]]:
     odd[2]["dur"] = str(odd[2]["dur"])
     odd.append({"ph": 5, "name": "no phase", "ts": BASE, "pid": PID, "tid": TID})
     odd.append(x("kernel", "k", BASE + 1, 1, pid=0, tid=7, grid=["a", 1, 1], device=True))
-    yield "wrong_types", json.dumps(document(odd))
+    yield "lenient_wrong_types", json.dumps(document(odd))
     yield "array_unterminated", json.dumps(step_events(2))[:-1]
     yield "array_trailing_comma", json.dumps(step_events(1))[:-1] + ","
     twice = step_events(2)

@@ -131,6 +131,14 @@ ChildProcess::~ChildProcess() {
   pthread_sigmask(SIG_SETMASK, &saved_mask_, nullptr);
 }
 
+// The child, and its process group when it made one of its own (a shell's job, a launcher):
+// the group stepscope shares with it is left alone, since it holds stepscope too.
+void ChildProcess::kill_for_good() const {
+  const pid_t group = ::getpgid(pid_);
+  if (group > 0 && group != ::getpgrp()) ::kill(-group, SIGKILL);
+  ::kill(pid_, SIGKILL);
+}
+
 int ChildProcess::wait(std::chrono::milliseconds tick_period, const std::function<void()>& tick) {
   const sigset_t handled = handled_signals();
   const timespec period = to_timespec(tick_period);
@@ -146,7 +154,7 @@ int ChildProcess::wait(std::chrono::milliseconds tick_period, const std::functio
       if (errno == EAGAIN && tick) tick();
       if (stop_requested_at_ &&
           std::chrono::steady_clock::now() - *stop_requested_at_ > kStopGracePeriod) {
-        kill(pid_, SIGKILL);
+        kill_for_good();
       }
       continue;
     }
@@ -157,7 +165,7 @@ int ChildProcess::wait(std::chrono::milliseconds tick_period, const std::functio
     const auto now = std::chrono::steady_clock::now();
     if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
       if (stop_requested_at_) {
-        kill(pid_, SIGKILL);
+        kill_for_good();
       } else {
         stop_requested_at_ = now;
       }

@@ -44,6 +44,7 @@ class ChildProcess {
 
  private:
   ChildProcess(std::int32_t pid, const sigset_t& saved_mask);
+  void kill_for_good() const;
   std::int32_t pid_ = -1;
   bool reaped_ = false;
   sigset_t saved_mask_{};  // the caller's, restored on destruction
