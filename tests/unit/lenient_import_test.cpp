@@ -88,7 +88,7 @@ TEST_F(LenientImport, WrongTypesInOptionalFieldsAreAbsentAndNoted) {
   const TraceSet set = load(
       R"({"traceEvents":[)"
       R"({"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":10,"dur":5,"args":{"est. achieved occupancy %":null,"correlation":{"a":1},"grid":["x",1,1]}},)"
-      R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":2,"args":null},)"
+      R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":null,"ts":1,"dur":2,"args":null},)"
       R"({"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":3,"dur":2,"args":[1,2]},)"
       R"({"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":1,"ts":"5","dur":"1.5"},)"
       R"({"ph":"X","cat":"cpu_op","name":"d","pid":1,"tid":1,"ts":"soon","dur":1},)"
@@ -114,7 +114,8 @@ TEST_F(LenientImport, WrongTypesInOptionalFieldsAreAbsentAndNoted) {
   for (const char* field :
        {"args.est. achieved occupancy % had the wrong type", "args.correlation had the wrong type",
         "args had the wrong type", "ts held a numeric string", "dur held a numeric string",
-        "ts had the wrong type", "ph had the wrong type", "without a usable \"ph\""}) {
+        "ts had the wrong type", "ph had the wrong type", "without a usable \"ph\"",
+        "tid had the wrong type"}) {
     EXPECT_TRUE(has_note(set, field)) << field;
   }
   EXPECT_NE(note_with(set, "args had the wrong type").find("2 events"), std::string::npos);

@@ -101,11 +101,14 @@ Result<std::string_view> read_number_literal(od::value value, std::string_view f
   return raw;
 }
 
-Result<RawId> read_id(od::value value, std::string_view field) {
+Result<RawId> read_id(od::value value, std::string_view field, RawEvent& event) {
   od::json_type type;
   if (auto code = value.type().get(type)) return simdjson_failure(field, code);
   RawId id;
-  if (type != od::json_type::string && type != od::json_type::number) return id;  // absent
+  if (type != od::json_type::string && type != od::json_type::number) {
+    event.tolerate(field == "pid" ? "pid" : "tid", false);
+    return id;  // absent
+  }
   id.present = true;
   if (type == od::json_type::string) {
     Result<std::string_view> text = read_string(value, field);
@@ -492,9 +495,9 @@ Status read_event(od::object object, RawEvent& out) {
     } else if (key.unsafe_is_equal("dur")) {
       STEPSCOPE_TRY(lenient_time(value, "dur", out.dur_literal, out.has_dur, out));
     } else if (key.unsafe_is_equal("pid")) {
-      STEPSCOPE_TRY_ASSIGN(out.pid, read_id(value, "pid"));
+      STEPSCOPE_TRY_ASSIGN(out.pid, read_id(value, "pid", out));
     } else if (key.unsafe_is_equal("tid")) {
-      STEPSCOPE_TRY_ASSIGN(out.tid, read_id(value, "tid"));
+      STEPSCOPE_TRY_ASSIGN(out.tid, read_id(value, "tid", out));
     } else if (key.unsafe_is_equal("id")) {
       if (Status s = read_flow_id(value, out); !s) return s;
     } else if (key.unsafe_is_equal("args")) {
