@@ -1,5 +1,9 @@
 #include "stepscope/analysis/catalogue.h"
 
+#include "stepscope/figures/collective_bandwidth_fields.h"
+#include "stepscope/figures/gpu_temporal_fields.h"
+#include "stepscope/figures/idle_time_fields.h"
+#include "stepscope/figures/queue_length_fields.h"
 #include "stepscope/figures/steps_fields.h"
 
 namespace stepscope {

@@ -1,17 +1,13 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
-#include "render/json/collective_bandwidth_json.h"
 #include "render/json/diagnosis_json.h"
 #include "render/json/gpu_metrics_json.h"
-#include "render/json/gpu_temporal_json.h"
 #include "render/json/hta_json.h"
-#include "render/json/idle_time_json.h"
 #include "render/json/json_sink.h"
 #include "render/json/kernel_breakdown_json.h"
 #include "render/json/launches_json.h"
 #include "render/json/memory_json.h"
 #include "render/json/operators_json.h"
 #include "render/json/phases_json.h"
-#include "render/json/queue_length_json.h"
 #include "render/json/step_breakdown_json.h"
 #include "render/json_writer.h"
 #include "report/report_model.h"
@@ -66,13 +62,9 @@ void write_devices(JsonWriter& json, const Trace& trace) {
 void write_legacy(JsonWriter& json, std::string_view name, const RankAnalyses& a) {
   if (name == "step_breakdown") render::write_json(json, a.step_breakdown);
   if (name == "phases") render::write_json(json, a.phases);
-  if (name == "gpu_temporal") render::write_json(json, a.gpu_temporal);
   if (name == "kernels") render::write_json(json, a.kernels);
-  if (name == "idle_time") render::write_json(json, a.idle);
-  if (name == "collective_bandwidth") render::write_json(json, a.bandwidth);
   if (name == "operators") render::write_json(json, a.operators);
   if (name == "launches") render::write_json(json, a.launches);
-  if (name == "queue_length") render::write_json(json, a.queue_length);
   if (name == "gpu_metrics") render::write_json(json, a.gpu_metrics);
   if (name == "memory") render::write_json(json, *a.trace, a.memory);
 }

@@ -26,4 +26,11 @@ class JsonSink final : public figures::Sink {
   JsonWriter& json_;
 };
 
+// Any described result (its *_fields.h included) as JSON.
+template <figures::Described T>
+void write_json(JsonWriter& json, const T& result, const figures::Context& context = {}) {
+  JsonSink sink(json);
+  figures::write_value(sink, result, figures::Unit::kNone, context);
+}
+
 }  // namespace stepscope::render
