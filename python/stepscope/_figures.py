@@ -98,6 +98,58 @@ class GpuTemporal(TypedDict):
     steps: list[StepOverlap]
 
 
+class ClassOverlap(TypedDict):
+    classes: str
+    time_us: float
+    share: float
+
+
+KernelRow = TypedDict(
+    "KernelRow",
+    {
+        "name": str,
+        "class": str,
+        "count": int,
+        "total_us": float,
+        "mean_us": float,
+        "min_us": float,
+        "max_us": float,
+        "std_us": float,
+        "share": float,
+    },
+)
+
+
+class KernelOthers(TypedDict):
+    count: int
+    total_us: float
+
+
+class KernelOthersByClass(TypedDict):
+    computation: KernelOthers
+    communication: KernelOthers
+    memory: KernelOthers
+
+
+class DeviceKernels(TypedDict):
+    device: int
+    class_overlap: list[ClassOverlap]
+    activity_time_us: float
+    distinct_names: int
+    top: list[KernelRow]
+    top_computation: list[KernelRow]
+    top_communication: list[KernelRow]
+    top_memory: list[KernelRow]
+    others: KernelOthers
+    others_by_class: KernelOthersByClass
+
+
+class Kernels(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    devices: list[DeviceKernels]
+
+
 class IdleCause(TypedDict):
     idle_us: float
     gaps: int
@@ -180,6 +232,101 @@ class CollectiveBandwidthFigures(TypedDict):
     skipped: SkippedCollectives
 
 
+OperatorRow = TypedDict(
+    "OperatorRow",
+    {
+        "name": str,
+        "input_dims": NotRequired[str],
+        "input_types": NotRequired[str],
+        "class": str,
+        "calls": int,
+        "self_cpu_us": float,
+        "total_cpu_us": float,
+        "self_device_us": float,
+        "total_device_us": float,
+        "avg_self_cpu_us": float,
+        "avg_total_cpu_us": float,
+        "avg_self_device_us": float,
+        "avg_total_device_us": float,
+        "device_activities": int,
+        "self_cpu_share": float,
+        "self_device_share": float,
+    },
+)
+
+
+DeviceActivityRow = TypedDict(
+    "DeviceActivityRow",
+    {
+        "name": str,
+        "class": str,
+        "count": int,
+        "device_us": float,
+        "avg_device_us": float,
+        "min_device_us": float,
+        "max_device_us": float,
+        "unattributed_count": int,
+        "device_share": float,
+    },
+)
+
+
+class Operators(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    grouped_by_input_shape: bool
+    scope: str
+    scope_start_us: NotRequired[float]
+    scope_end_us: NotRequired[float]
+    ops_outside_scope: int
+    self_cpu_total_us: float
+    device_total_us: float
+    attributed_device_us: float
+    unattributed_device_us: float
+    unattributed_activities: int
+    attributed_device_share: float
+    attributed_by_external_id: int
+    attributed_through_launch_call: int
+    merged_single_children: int
+    rows: list[OperatorRow]
+    device_rows: list[DeviceActivityRow]
+
+
+class LaunchClassStats(TypedDict):
+    count: int
+    cpu_duration_p50_us: NotRequired[float]
+    cpu_duration_p95_us: NotRequired[float]
+    cpu_duration_max_us: NotRequired[float]
+    gpu_duration_p50_us: NotRequired[float]
+    gpu_duration_p95_us: NotRequired[float]
+    gpu_duration_max_us: NotRequired[float]
+    launch_delay_p50_us: NotRequired[float]
+    launch_delay_p95_us: NotRequired[float]
+    launch_delay_max_us: NotRequired[float]
+    signed_delay_negative_count: int
+    cpu_duration_over_50us_count: int
+    launch_delay_over_100us_count: int
+    short_kernel_count: int
+    few_samples: NotRequired[bool]
+
+
+class LaunchClasses(TypedDict):
+    kernel_launch: LaunchClassStats
+    graph_launch: LaunchClassStats
+    async_memory: LaunchClassStats
+    sync_memory: LaunchClassStats
+
+
+class Launches(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    scope: str
+    outside_window_pairs: int
+    cpu_duration_cutoff_us: float
+    launch_delay_cutoff_us: float
+    classes: LaunchClasses
+
+
 class StreamQueueLength(TypedDict):
     device: int
     stream: int
@@ -206,6 +353,9 @@ class RankFigures(TypedDict):
     steps: Steps
     step_time: StepTime
     gpu_temporal: GpuTemporal
+    kernels: Kernels
     idle_time: IdleTime
     collective_bandwidth: CollectiveBandwidthFigures
+    operators: Operators
+    launches: Launches
     queue_length: QueueLength

@@ -3,6 +3,9 @@
 #include "stepscope/figures/collective_bandwidth_fields.h"
 #include "stepscope/figures/gpu_temporal_fields.h"
 #include "stepscope/figures/idle_time_fields.h"
+#include "stepscope/figures/kernel_breakdown_fields.h"
+#include "stepscope/figures/launches_fields.h"
+#include "stepscope/figures/operators_fields.h"
 #include "stepscope/figures/queue_length_fields.h"
 #include "stepscope/figures/steps_fields.h"
 

@@ -3,10 +3,7 @@
 #include "render/json/gpu_metrics_json.h"
 #include "render/json/hta_json.h"
 #include "render/json/json_sink.h"
-#include "render/json/kernel_breakdown_json.h"
-#include "render/json/launches_json.h"
 #include "render/json/memory_json.h"
-#include "render/json/operators_json.h"
 #include "render/json/phases_json.h"
 #include "render/json/step_breakdown_json.h"
 #include "render/json_writer.h"
@@ -62,9 +59,6 @@ void write_devices(JsonWriter& json, const Trace& trace) {
 void write_legacy(JsonWriter& json, std::string_view name, const RankAnalyses& a) {
   if (name == "step_breakdown") render::write_json(json, a.step_breakdown);
   if (name == "phases") render::write_json(json, a.phases);
-  if (name == "kernels") render::write_json(json, a.kernels);
-  if (name == "operators") render::write_json(json, a.operators);
-  if (name == "launches") render::write_json(json, a.launches);
   if (name == "gpu_metrics") render::write_json(json, a.gpu_metrics);
   if (name == "memory") render::write_json(json, *a.trace, a.memory);
 }

@@ -47,6 +47,7 @@ enum class Unit : std::uint8_t {
   kGbPerSecond,                // 10^9 bytes per second
   kMicrosecondsFromNs,         // integer ns written as exact µs (at most three decimals)
   kMicrosecondsFromNsRounded,  // fractional ns rounded to the ns, written as µs
+  kMicrosecondsFromNsExact,    // fractional ns (e.g. a percentile between two ns) as µs
 };
 
 [[nodiscard]] constexpr std::string_view unit_label(Unit unit) {
@@ -63,6 +64,7 @@ enum class Unit : std::uint8_t {
       return "GB/s (10^9 B)";
     case Unit::kMicrosecondsFromNs:
     case Unit::kMicrosecondsFromNsRounded:
+    case Unit::kMicrosecondsFromNsExact:
       return "µs";
   }
   return "";
@@ -219,6 +221,8 @@ void write_value(Sink& sink, const V& value, Unit unit, const Context& context) 
   } else if constexpr (std::is_floating_point_v<V>) {
     if (unit == Unit::kMicrosecondsFromNsRounded) {
       sink.number(std::round(static_cast<double>(value)) / 1000.0);
+    } else if (unit == Unit::kMicrosecondsFromNsExact) {
+      sink.number(static_cast<double>(value) / 1000.0);
     } else {
       sink.number(static_cast<double>(value));
     }
