@@ -60,6 +60,89 @@ class StepTime(TypedDict):
     host_duration: DurationStatistics
 
 
+class RoleShares(TypedDict):
+    kernel: float
+    memcpy: float
+    memset: float
+    communication: float
+    runtime: float
+    data_loader: float
+    cpu_exec: float
+    other: float
+
+
+class RoleTimes(TypedDict):
+    kernel_us: float
+    memcpy_us: float
+    memset_us: float
+    communication_us: float
+    runtime_us: float
+    data_loader_us: float
+    cpu_exec_us: float
+    other_us: float
+    runtime_sync_us: NotRequired[float]
+    runtime_launch_us: NotRequired[float]
+    step_us: float
+    shares: RoleShares
+
+
+class StepBreakdownRow(TypedDict):
+    number: int
+    start_us: float
+    end_us: float
+    roles: RoleTimes
+
+
+class StepBreakdown(TypedDict):
+    mode: str
+    applicable: bool
+    reason: NotRequired[str]
+    kept_steps: int
+    mean_per_step: RoleTimes | None
+    steps: list[StepBreakdownRow]
+    quirks: list[str]
+
+
+class PhaseMarkers(TypedDict):
+    forward: int
+    backward: int
+    optimizer: int
+    data_loading: int
+
+
+class PhaseFigures(TypedDict):
+    host_us: float
+    host_share: float
+    device_us: float
+
+
+class PhaseTimes(TypedDict):
+    step_us: float
+    forward: PhaseFigures
+    backward: PhaseFigures
+    optimizer: PhaseFigures
+    data_loading: PhaseFigures
+    other: PhaseFigures
+
+
+class StepPhases(TypedDict):
+    number: int
+    forward_inferred: bool
+    phases: PhaseTimes
+
+
+class Phases(TypedDict):
+    mode: str
+    applicable: bool
+    reason: NotRequired[str]
+    kept_steps: int
+    markers: PhaseMarkers
+    mean_per_step: PhaseTimes | None
+    steps: list[StepPhases]
+    notes: list[str]
+    quirks: list[str]
+
+
 class StepOverlap(TypedDict):
     number: int
     communication_us: float
@@ -352,6 +435,8 @@ class QueueLength(TypedDict):
 class RankFigures(TypedDict):
     steps: Steps
     step_time: StepTime
+    step_breakdown: StepBreakdown
+    phases: Phases
     gpu_temporal: GpuTemporal
     kernels: Kernels
     idle_time: IdleTime

@@ -6,7 +6,9 @@
 #include "stepscope/figures/kernel_breakdown_fields.h"
 #include "stepscope/figures/launches_fields.h"
 #include "stepscope/figures/operators_fields.h"
+#include "stepscope/figures/phases_fields.h"
 #include "stepscope/figures/queue_length_fields.h"
+#include "stepscope/figures/step_breakdown_fields.h"
 #include "stepscope/figures/steps_fields.h"
 
 namespace stepscope {

@@ -4,8 +4,6 @@
 #include "render/json/hta_json.h"
 #include "render/json/json_sink.h"
 #include "render/json/memory_json.h"
-#include "render/json/phases_json.h"
-#include "render/json/step_breakdown_json.h"
 #include "render/json_writer.h"
 #include "report/report_model.h"
 #include "stepscope/analysis/catalogue.h"
@@ -57,8 +55,6 @@ void write_devices(JsonWriter& json, const Trace& trace) {
 
 // Analyses not yet described by figures/fields.h.
 void write_legacy(JsonWriter& json, std::string_view name, const RankAnalyses& a) {
-  if (name == "step_breakdown") render::write_json(json, a.step_breakdown);
-  if (name == "phases") render::write_json(json, a.phases);
   if (name == "gpu_metrics") render::write_json(json, a.gpu_metrics);
   if (name == "memory") render::write_json(json, *a.trace, a.memory);
 }
