@@ -432,6 +432,42 @@ class QueueLength(TypedDict):
     streams: list[StreamQueueLength]
 
 
+class TensorCoreRule(TypedDict):
+    pattern: str
+    list: str
+    kernels: int
+    kernel_us: float
+
+
+class GpuDeviceMetrics(TypedDict):
+    device: int
+    window_us: float
+    kernels: int
+    kernel_busy_us: float
+    utilization: float
+    busy_with_memory_us: NotRequired[float]
+    utilization_with_memory: NotRequired[float | None]
+    est_sm_efficiency: float | None
+    kernels_with_blocks_per_sm: int
+    est_achieved_occupancy: float | None
+    kernels_with_occupancy: int
+    tensor_core_kernel_us: float
+    tensor_core_base_kernel_us: float
+    tensor_core_share: float | None
+    tensor_core_rules: list[TensorCoreRule]
+
+
+class GpuMetrics(TypedDict):
+    mode: str
+    applicable: bool
+    reason: NotRequired[str]
+    window: Window | None
+    tensor_core_heuristic: bool
+    tensor_core_share_all_kernels: NotRequired[float | None]
+    devices: list[GpuDeviceMetrics]
+    quirks: list[str]
+
+
 class RankFigures(TypedDict):
     steps: Steps
     step_time: StepTime
@@ -444,3 +480,4 @@ class RankFigures(TypedDict):
     operators: Operators
     launches: Launches
     queue_length: QueueLength
+    gpu_metrics: GpuMetrics

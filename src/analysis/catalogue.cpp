@@ -1,6 +1,7 @@
 #include "stepscope/analysis/catalogue.h"
 
 #include "stepscope/figures/collective_bandwidth_fields.h"
+#include "stepscope/figures/gpu_metrics_fields.h"
 #include "stepscope/figures/gpu_temporal_fields.h"
 #include "stepscope/figures/idle_time_fields.h"
 #include "stepscope/figures/kernel_breakdown_fields.h"

@@ -1,6 +1,5 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
 #include "render/json/diagnosis_json.h"
-#include "render/json/gpu_metrics_json.h"
 #include "render/json/hta_json.h"
 #include "render/json/json_sink.h"
 #include "render/json/memory_json.h"
@@ -55,7 +54,6 @@ void write_devices(JsonWriter& json, const Trace& trace) {
 
 // Analyses not yet described by figures/fields.h.
 void write_legacy(JsonWriter& json, std::string_view name, const RankAnalyses& a) {
-  if (name == "gpu_metrics") render::write_json(json, a.gpu_metrics);
   if (name == "memory") render::write_json(json, *a.trace, a.memory);
 }
 
