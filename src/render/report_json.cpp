@@ -1,20 +1,11 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
-#include "render/json/collective_bandwidth_json.h"
 #include "render/json/diagnosis_json.h"
-#include "render/json/gpu_metrics_json.h"
-#include "render/json/gpu_temporal_json.h"
 #include "render/json/hta_json.h"
-#include "render/json/idle_time_json.h"
-#include "render/json/kernel_breakdown_json.h"
-#include "render/json/launches_json.h"
+#include "render/json/json_sink.h"
 #include "render/json/memory_json.h"
-#include "render/json/operators_json.h"
-#include "render/json/phases_json.h"
-#include "render/json/queue_length_json.h"
-#include "render/json/step_breakdown_json.h"
-#include "render/json/steps_json.h"
 #include "render/json_writer.h"
 #include "report/report_model.h"
+#include "stepscope/analysis/catalogue.h"
 
 namespace stepscope {
 
@@ -61,6 +52,11 @@ void write_devices(JsonWriter& json, const Trace& trace) {
   json.end_array();
 }
 
+// Analyses not yet described by figures/fields.h.
+void write_legacy(JsonWriter& json, std::string_view name, const RankAnalyses& a) {
+  if (name == "memory") render::write_json(json, *a.trace, a.memory);
+}
+
 void write_rank(JsonWriter& json, const RankReport& rank) {
   const Trace& trace = *rank.analyses.trace;
   json.begin_object();
@@ -74,32 +70,16 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.diagnosis);
   json.key("import");
   write_import(json, trace);
-  json.key("steps");
-  render::write_json(json, rank.analyses.steps);
-  json.key("step_time");
-  render::write_json(json, rank.analyses.step_time);
-  json.key("step_breakdown");
-  render::write_json(json, rank.analyses.step_breakdown);
-  json.key("phases");
-  render::write_json(json, rank.analyses.phases);
-  json.key("gpu_temporal");
-  render::write_json(json, rank.analyses.gpu_temporal);
-  json.key("kernels");
-  render::write_json(json, rank.analyses.kernels);
-  json.key("idle_time");
-  render::write_json(json, rank.analyses.idle);
-  json.key("collective_bandwidth");
-  render::write_json(json, rank.analyses.bandwidth);
-  json.key("operators");
-  render::write_json(json, rank.analyses.operators);
-  json.key("launches");
-  render::write_json(json, rank.analyses.launches);
-  json.key("queue_length");
-  render::write_json(json, rank.analyses.queue_length);
-  json.key("gpu_metrics");
-  render::write_json(json, rank.analyses.gpu_metrics);
-  json.key("memory");
-  render::write_json(json, trace, rank.analyses.memory);
+  render::JsonSink sink(json);
+  for (const AnalysisDescription& analysis : analysis_catalogue()) {
+    if (analysis.name.empty()) continue;
+    json.key(analysis.name);
+    if (analysis.write != nullptr) {
+      analysis.write(sink, rank.analyses);
+    } else {
+      write_legacy(json, analysis.name, rank.analyses);
+    }
+  }
   json.end_object();
 }
 

@@ -2,6 +2,7 @@
 
 #include "report/report_model.h"
 #include "report/step_selection.h"
+#include "stepscope/analysis/catalogue.h"
 
 namespace stepscope {
 
@@ -17,20 +18,7 @@ RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   RankAnalyses rank;
   rank.trace = &trace;
   rank.options = options;
-  rank.steps = find_steps(trace, options);
-  rank.step_time = step_time_statistics(rank.steps);
-  rank.step_breakdown = compute_step_breakdown(trace, rank.steps, options);
-  rank.phases = compute_phases(trace, rank.steps, options);
-  rank.gpu_metrics = compute_gpu_metrics(trace, rank.steps, options);
-  rank.gpu_temporal = compute_gpu_temporal(trace, rank.steps, options);
-  rank.kernels = compute_kernel_breakdown(trace, rank.steps, options);
-  rank.idle = compute_idle_time(trace, rank.steps, options);
-  rank.bandwidth = compute_collective_bandwidth(trace, rank.steps, options);
-  rank.launches = compute_launches(trace, rank.steps, options);
-  rank.queue_length = compute_queue_length(trace, rank.steps, options);
-  rank.operators = compute_operators(trace, rank.steps, options);
-  rank.memory = compute_memory_curve(trace, rank.steps, options.top);
-  rank.busy_timeline = compute_busy_timeline(trace, rank.steps);
+  for (const AnalysisDescription& analysis : analysis_catalogue()) analysis.compute(rank);
   return rank;
 }
 

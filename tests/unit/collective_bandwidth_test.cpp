@@ -2,9 +2,10 @@
 
 #include <fmt/core.h>
 
-#include "render/json/collective_bandwidth_json.h"
+#include "render/json/json_sink.h"
 #include "render/terminal/collective_bandwidth_text.h"
 #include "stepscope/analysis/collective_bandwidth.h"
+#include "stepscope/figures/collective_bandwidth_fields.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {

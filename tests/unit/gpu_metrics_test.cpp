@@ -5,9 +5,10 @@
 #include <string>
 
 #include "analysis/tensor_core_names.h"
-#include "render/json/gpu_metrics_json.h"
+#include "render/json/json_sink.h"
 #include "render/terminal/gpu_metrics_text.h"
 #include "stepscope/analysis/gpu_metrics.h"
+#include "stepscope/figures/gpu_metrics_fields.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {

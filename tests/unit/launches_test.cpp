@@ -1,9 +1,10 @@
 // Native launch statistics (metrics.md §7) on fixtures with exact expectations.
 #include <gtest/gtest.h>
 
-#include "render/json/launches_json.h"
+#include "render/json/json_sink.h"
 #include "render/terminal/launches_text.h"
 #include "stepscope/analysis/launches.h"
+#include "stepscope/figures/launches_fields.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {

@@ -1,9 +1,10 @@
 // The operator table (metrics.md §12) on fixtures with exact expectations.
 #include <gtest/gtest.h>
 
-#include "render/json/operators_json.h"
+#include "render/json/json_sink.h"
 #include "render/terminal/operators_text.h"
 #include "stepscope/analysis/operators.h"
+#include "stepscope/figures/operators_fields.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {

@@ -4,9 +4,10 @@
 #include <numeric>
 #include <string>
 
-#include "render/json/phases_json.h"
+#include "render/json/json_sink.h"
 #include "render/terminal/phases_text.h"
 #include "stepscope/analysis/phases.h"
+#include "stepscope/figures/phases_fields.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {

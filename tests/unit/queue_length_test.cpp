@@ -1,9 +1,10 @@
 // Native launch-queue length (metrics.md §8) on fixtures with exact expectations.
 #include <gtest/gtest.h>
 
-#include "render/json/queue_length_json.h"
+#include "render/json/json_sink.h"
 #include "render/terminal/queue_length_text.h"
 #include "stepscope/analysis/queue_length.h"
+#include "stepscope/figures/queue_length_fields.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {

@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <string>
 
-#include "render/json/step_breakdown_json.h"
+#include "render/json/json_sink.h"
 #include "render/terminal/step_breakdown_text.h"
 #include "stepscope/analysis/step_breakdown.h"
+#include "stepscope/figures/step_breakdown_fields.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {

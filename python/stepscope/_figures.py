@@ -1,0 +1,483 @@
+"""Types of the figures in `stepscope analyze --json`, one TypedDict per object.
+
+Generated from include/stepscope/figures/ by `stepscope_figures_gen --write .`;
+do not edit.
+"""
+
+from typing import NotRequired, TypedDict
+
+
+class Window(TypedDict):
+    start_us: float
+    end_us: float
+    duration_us: float
+
+
+class StepsWindow(TypedDict):
+    start_us: float
+    end_us: float
+    duration_us: float
+    source: str
+
+
+class Step(TypedDict):
+    number: int
+    status: str
+    host_start_us: float
+    host_end_us: float
+    start_us: float
+    end_us: float
+    duration_us: float
+    host_duration_us: float
+    device_activities: int
+    outlier: bool
+
+
+class Steps(TypedDict):
+    rebased_on_device: bool
+    count: int
+    kept: int
+    window: StepsWindow | None
+    steps: list[Step]
+    notes: list[str]
+
+
+class DurationStatistics(TypedDict):
+    count: int
+    mean_us: NotRequired[float]
+    std_us: NotRequired[float]
+    min_us: NotRequired[float]
+    p50_us: NotRequired[float]
+    p95_us: NotRequired[float]
+    p99_us: NotRequired[float]
+    max_us: NotRequired[float]
+    cv: NotRequired[float]
+    few_samples: bool
+
+
+class StepTime(TypedDict):
+    duration: DurationStatistics
+    host_duration: DurationStatistics
+
+
+class RoleShares(TypedDict):
+    kernel: float
+    memcpy: float
+    memset: float
+    communication: float
+    runtime: float
+    data_loader: float
+    cpu_exec: float
+    other: float
+
+
+class RoleTimes(TypedDict):
+    kernel_us: float
+    memcpy_us: float
+    memset_us: float
+    communication_us: float
+    runtime_us: float
+    data_loader_us: float
+    cpu_exec_us: float
+    other_us: float
+    runtime_sync_us: NotRequired[float]
+    runtime_launch_us: NotRequired[float]
+    step_us: float
+    shares: RoleShares
+
+
+class StepBreakdownRow(TypedDict):
+    number: int
+    start_us: float
+    end_us: float
+    roles: RoleTimes
+
+
+class StepBreakdown(TypedDict):
+    mode: str
+    applicable: bool
+    reason: NotRequired[str]
+    kept_steps: int
+    mean_per_step: RoleTimes | None
+    steps: list[StepBreakdownRow]
+    quirks: list[str]
+
+
+class PhaseMarkers(TypedDict):
+    forward: int
+    backward: int
+    optimizer: int
+    data_loading: int
+
+
+class PhaseFigures(TypedDict):
+    host_us: float
+    host_share: float
+    device_us: float
+
+
+class PhaseTimes(TypedDict):
+    step_us: float
+    forward: PhaseFigures
+    backward: PhaseFigures
+    optimizer: PhaseFigures
+    data_loading: PhaseFigures
+    other: PhaseFigures
+
+
+class StepPhases(TypedDict):
+    number: int
+    forward_inferred: bool
+    phases: PhaseTimes
+
+
+class Phases(TypedDict):
+    mode: str
+    applicable: bool
+    reason: NotRequired[str]
+    kept_steps: int
+    markers: PhaseMarkers
+    mean_per_step: PhaseTimes | None
+    steps: list[StepPhases]
+    notes: list[str]
+    quirks: list[str]
+
+
+class StepOverlap(TypedDict):
+    number: int
+    communication_us: float
+    exposed_communication_us: float
+    overlap_share: float | None
+
+
+class DeviceTemporal(TypedDict):
+    device: int
+    window_us: float
+    busy_us: float
+    idle_us: float
+    compute_us: float
+    non_compute_us: float
+    communication_us: float
+    communication_only_us: float
+    memory_us: float
+    memory_only_us: float
+    idle_share: float
+    compute_share: float
+    non_compute_share: float
+    comp_comm_overlap_us: float
+    comp_comm_overlap_share: float | None
+    timeline_span_us: float
+    timeline_idle_us: float
+    activities: int
+    outside_window_activities: int
+    outside_window_us: float
+    steps: list[StepOverlap]
+
+
+class GpuTemporal(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    devices: list[DeviceTemporal]
+    steps: list[StepOverlap]
+
+
+class ClassOverlap(TypedDict):
+    classes: str
+    time_us: float
+    share: float
+
+
+KernelRow = TypedDict(
+    "KernelRow",
+    {
+        "name": str,
+        "class": str,
+        "count": int,
+        "total_us": float,
+        "mean_us": float,
+        "min_us": float,
+        "max_us": float,
+        "std_us": float,
+        "share": float,
+    },
+)
+
+
+class KernelOthers(TypedDict):
+    count: int
+    total_us: float
+
+
+class KernelOthersByClass(TypedDict):
+    computation: KernelOthers
+    communication: KernelOthers
+    memory: KernelOthers
+
+
+class DeviceKernels(TypedDict):
+    device: int
+    class_overlap: list[ClassOverlap]
+    activity_time_us: float
+    distinct_names: int
+    top: list[KernelRow]
+    top_computation: list[KernelRow]
+    top_communication: list[KernelRow]
+    top_memory: list[KernelRow]
+    others: KernelOthers
+    others_by_class: KernelOthersByClass
+
+
+class Kernels(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    devices: list[DeviceKernels]
+
+
+class IdleCause(TypedDict):
+    idle_us: float
+    gaps: int
+    share: float
+
+
+class StreamIdle(TypedDict):
+    device: int
+    stream: int
+    activities: int
+    idle_between_activities_us: float
+    host_wait: IdleCause
+    kernel_wait: IdleCause
+    other: IdleCause
+    unlinked: IdleCause
+    leading_idle_us: float
+    trailing_idle_us: float
+
+
+class IdleTime(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    kernel_wait_threshold_us: float
+    streams: list[StreamIdle]
+
+
+class BandwidthTotals(TypedDict):
+    calls: int
+    bytes: int
+    time_us: float
+    algbw_gb_per_s: float
+    busbw_gb_per_s: float
+
+
+class FastestCall(TypedDict):
+    bytes: int
+    time_us: float
+    algbw_gb_per_s: float
+    busbw_gb_per_s: float
+
+
+class SizeBucket(TypedDict):
+    min_bytes: int
+    max_bytes: int
+    calls: int
+    bytes: int
+    time_us: float
+    algbw_gb_per_s: float
+    busbw_gb_per_s: float
+
+
+class CollectiveBandwidth(TypedDict):
+    device: int
+    collective: str
+    group_size: int | None
+    calls: int
+    bytes: int
+    time_us: float
+    algbw_gb_per_s: float
+    busbw_gb_per_s: float
+    fastest_call: FastestCall
+    size_buckets: list[SizeBucket]
+
+
+class SkippedCollectives(TypedDict):
+    without_args: int
+    unknown_dtype: int
+    other_collective: int
+    zero_duration: int
+    outside_window: int
+
+
+class CollectiveBandwidthFigures(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    scope: str
+    communication_kernels: int
+    args_from_launching_op: int
+    collectives: list[CollectiveBandwidth]
+    skipped: SkippedCollectives
+
+
+OperatorRow = TypedDict(
+    "OperatorRow",
+    {
+        "name": str,
+        "input_dims": NotRequired[str],
+        "input_types": NotRequired[str],
+        "class": str,
+        "calls": int,
+        "self_cpu_us": float,
+        "total_cpu_us": float,
+        "self_device_us": float,
+        "total_device_us": float,
+        "avg_self_cpu_us": float,
+        "avg_total_cpu_us": float,
+        "avg_self_device_us": float,
+        "avg_total_device_us": float,
+        "device_activities": int,
+        "self_cpu_share": float,
+        "self_device_share": float,
+    },
+)
+
+
+DeviceActivityRow = TypedDict(
+    "DeviceActivityRow",
+    {
+        "name": str,
+        "class": str,
+        "count": int,
+        "device_us": float,
+        "avg_device_us": float,
+        "min_device_us": float,
+        "max_device_us": float,
+        "unattributed_count": int,
+        "device_share": float,
+    },
+)
+
+
+class Operators(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    grouped_by_input_shape: bool
+    scope: str
+    scope_start_us: NotRequired[float]
+    scope_end_us: NotRequired[float]
+    ops_outside_scope: int
+    self_cpu_total_us: float
+    device_total_us: float
+    attributed_device_us: float
+    unattributed_device_us: float
+    unattributed_activities: int
+    attributed_device_share: float
+    attributed_by_external_id: int
+    attributed_through_launch_call: int
+    merged_single_children: int
+    rows: list[OperatorRow]
+    device_rows: list[DeviceActivityRow]
+
+
+class LaunchClassStats(TypedDict):
+    count: int
+    cpu_duration_p50_us: NotRequired[float]
+    cpu_duration_p95_us: NotRequired[float]
+    cpu_duration_max_us: NotRequired[float]
+    gpu_duration_p50_us: NotRequired[float]
+    gpu_duration_p95_us: NotRequired[float]
+    gpu_duration_max_us: NotRequired[float]
+    launch_delay_p50_us: NotRequired[float]
+    launch_delay_p95_us: NotRequired[float]
+    launch_delay_max_us: NotRequired[float]
+    signed_delay_negative_count: int
+    cpu_duration_over_50us_count: int
+    launch_delay_over_100us_count: int
+    short_kernel_count: int
+    few_samples: NotRequired[bool]
+
+
+class LaunchClasses(TypedDict):
+    kernel_launch: LaunchClassStats
+    graph_launch: LaunchClassStats
+    async_memory: LaunchClassStats
+    sync_memory: LaunchClassStats
+
+
+class Launches(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    scope: str
+    outside_window_pairs: int
+    cpu_duration_cutoff_us: float
+    launch_delay_cutoff_us: float
+    classes: LaunchClasses
+
+
+class StreamQueueLength(TypedDict):
+    device: int
+    stream: int
+    launches: int
+    samples: int
+    depth_at_window_start: int
+    max_depth: int
+    min_depth: int
+    time_weighted_mean_depth: float
+    time_at_limit_us: float
+    time_at_limit_share: float
+
+
+class QueueLength(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    queue_limit: int
+    window_start_us: NotRequired[float]
+    window_end_us: NotRequired[float]
+    streams: list[StreamQueueLength]
+
+
+class TensorCoreRule(TypedDict):
+    pattern: str
+    list: str
+    kernels: int
+    kernel_us: float
+
+
+class GpuDeviceMetrics(TypedDict):
+    device: int
+    window_us: float
+    kernels: int
+    kernel_busy_us: float
+    utilization: float
+    busy_with_memory_us: NotRequired[float]
+    utilization_with_memory: NotRequired[float | None]
+    est_sm_efficiency: float | None
+    kernels_with_blocks_per_sm: int
+    est_achieved_occupancy: float | None
+    kernels_with_occupancy: int
+    tensor_core_kernel_us: float
+    tensor_core_base_kernel_us: float
+    tensor_core_share: float | None
+    tensor_core_rules: list[TensorCoreRule]
+
+
+class GpuMetrics(TypedDict):
+    mode: str
+    applicable: bool
+    reason: NotRequired[str]
+    window: Window | None
+    tensor_core_heuristic: bool
+    tensor_core_share_all_kernels: NotRequired[float | None]
+    devices: list[GpuDeviceMetrics]
+    quirks: list[str]
+
+
+class RankFigures(TypedDict):
+    steps: Steps
+    step_time: StepTime
+    step_breakdown: StepBreakdown
+    phases: Phases
+    gpu_temporal: GpuTemporal
+    kernels: Kernels
+    idle_time: IdleTime
+    collective_bandwidth: CollectiveBandwidthFigures
+    operators: Operators
+    launches: Launches
+    queue_length: QueueLength
+    gpu_metrics: GpuMetrics

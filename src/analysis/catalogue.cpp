@@ -1,0 +1,92 @@
+#include "stepscope/analysis/catalogue.h"
+
+#include "stepscope/figures/collective_bandwidth_fields.h"
+#include "stepscope/figures/gpu_metrics_fields.h"
+#include "stepscope/figures/gpu_temporal_fields.h"
+#include "stepscope/figures/idle_time_fields.h"
+#include "stepscope/figures/kernel_breakdown_fields.h"
+#include "stepscope/figures/launches_fields.h"
+#include "stepscope/figures/operators_fields.h"
+#include "stepscope/figures/phases_fields.h"
+#include "stepscope/figures/queue_length_fields.h"
+#include "stepscope/figures/step_breakdown_fields.h"
+#include "stepscope/figures/steps_fields.h"
+
+namespace stepscope {
+
+namespace {
+
+// An analysis whose result is RankAnalyses::*Member, computed by Compute.
+template <auto Member, auto Compute>
+AnalysisDescription describe(std::string_view name, std::string_view doc) {
+  using Result = std::remove_cvref_t<decltype(std::declval<RankAnalyses&>().*Member)>;
+  AnalysisDescription d;
+  d.name = name;
+  d.doc = doc;
+  d.compute = [](RankAnalyses& rank) { rank.*Member = Compute(rank); };
+  if constexpr (figures::Described<Result>) {
+    d.type = [] { return &figures::type_of<Result>(); };
+    d.write = [](figures::Sink& sink, const RankAnalyses& rank) {
+      figures::Context context;
+      context.trace = rank.trace;
+      context.mode = rank.options.mode;
+      figures::write_value(sink, rank.*Member, figures::Unit::kNone, context);
+    };
+  }
+  return d;
+}
+
+}  // namespace
+
+std::span<const AnalysisDescription> analysis_catalogue() {
+  using R = RankAnalyses;
+  static const AnalysisDescription kCatalogue[] = {
+      describe<&R::steps, [](const R& r) { return find_steps(*r.trace, r.options); }>(
+          "steps", "profiler steps (metrics.md §1.4) and the analysis window W (§0.7)"),
+      describe<&R::step_time, [](const R& r) { return step_time_statistics(r.steps); }>(
+          "step_time", "statistics of the kept steps' durations and host spans (metrics.md §2)"),
+      describe<&R::step_breakdown,
+               [](const R& r) { return compute_step_breakdown(*r.trace, r.steps, r.options); }>(
+          "step_breakdown", "the 8-way step-time breakdown (metrics.md §9)"),
+      describe<&R::phases, [](const R& r) { return compute_phases(*r.trace, r.steps, r.options); }>(
+          "phases",
+          "forward / backward / optimizer / data loading / other per kept step: host time "
+          "and device time launched from each phase"),
+      describe<&R::gpu_temporal,
+               [](const R& r) { return compute_gpu_temporal(*r.trace, r.steps, r.options); }>(
+          "gpu_temporal", "per device over W: busy, idle, compute, communication, memory"),
+      describe<&R::kernels,
+               [](const R& r) { return compute_kernel_breakdown(*r.trace, r.steps, r.options); }>(
+          "kernels", "per device: class overlap and top kernels"),
+      describe<&R::idle,
+               [](const R& r) { return compute_idle_time(*r.trace, r.steps, r.options); }>(
+          "idle_time", "per device and stream: idle between activities by cause"),
+      describe<&R::bandwidth,
+               [](const R& r) {
+                 return compute_collective_bandwidth(*r.trace, r.steps, r.options);
+               }>("collective_bandwidth", "rank-local collective bandwidth (metrics.md §14)"),
+      describe<&R::operators,
+               [](const R& r) { return compute_operators(*r.trace, r.steps, r.options); }>(
+          "operators", "the key_averages()-like operator table (metrics.md §12)"),
+      describe<&R::launches,
+               [](const R& r) { return compute_launches(*r.trace, r.steps, r.options); }>(
+          "launches", "launch statistics of the launch calls in W (metrics.md §7)"),
+      describe<&R::queue_length,
+               [](const R& r) { return compute_queue_length(*r.trace, r.steps, r.options); }>(
+          "queue_length", "launch-queue depth per device and stream over W (metrics.md §8)"),
+      describe<&R::gpu_metrics,
+               [](const R& r) { return compute_gpu_metrics(*r.trace, r.steps, r.options); }>(
+          "gpu_metrics",
+          "per device over W: utilization, estimated SM efficiency and occupancy, tensor-core "
+          "share"),
+      describe<&R::memory,
+               [](const R& r) { return compute_memory_curve(*r.trace, r.steps, r.options.top); }>(
+          "memory", "the memory curve from `[memory]` events (metrics.md §11)"),
+      describe<&R::busy_timeline,
+               [](const R& r) { return compute_busy_timeline(*r.trace, r.steps); }>(
+          "", "busy intervals per device, for the HTML charts only"),
+  };
+  return kCatalogue;
+}
+
+}  // namespace stepscope
