@@ -16,12 +16,23 @@ std::vector<ClockOffset> estimate_clock_offsets(const std::vector<RankSummary>& 
   if (ranks.empty()) return out;
   const std::int64_t reference = ranks.front().rank;  // summaries are sorted by rank
   std::map<std::int64_t, std::vector<std::int64_t>> differences;
+  // Causality bounds: no rank leaves a collective before the other has arrived, so
+  // offset <= end_r - arrival_ref and offset >= arrival_r - end_ref, for every collective.
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> bounds;
   for (const MatchedCollective& m : matched) {
     const auto ref = std::find(m.ranks.begin(), m.ranks.end(), reference);
     if (ref == m.ranks.end()) continue;
-    const std::int64_t ref_end = m.end_ns[static_cast<std::size_t>(ref - m.ranks.begin())];
+    const auto k = static_cast<std::size_t>(ref - m.ranks.begin());
+    const std::int64_t ref_end = m.end_ns[k];
     for (std::size_t i = 0; i < m.ranks.size(); ++i) {
       differences[m.ranks[i]].push_back(m.end_ns[i] - ref_end);
+      const std::int64_t lo = m.arrival_ns[i] - ref_end;
+      const std::int64_t hi = m.end_ns[i] - m.arrival_ns[k];
+      auto [it, fresh] = bounds.try_emplace(m.ranks[i], lo, hi);
+      if (!fresh) {
+        it->second.first = std::max(it->second.first, lo);
+        it->second.second = std::min(it->second.second, hi);
+      }
     }
   }
   std::vector<std::int64_t> unaligned;
@@ -35,6 +46,14 @@ std::vector<ClockOffset> estimate_clock_offsets(const std::vector<RankSummary>& 
       std::vector<std::int64_t> deviations;
       for (std::int64_t d : found->second) deviations.push_back(std::abs(d - offset.offset_ns));
       offset.spread_ns = median_ns(deviations);
+      // Ends that scatter more than the offset they suggest (host-side collectives such as
+      // gloo's end when each rank's worker finishes) are no evidence of an offset, when no
+      // offset is consistent with causality too.
+      const auto [lo, hi] = bounds.at(rank.rank);
+      if (lo <= 0 && 0 <= hi && std::abs(offset.offset_ns) < 2 * offset.spread_ns) {
+        offset.offset_ns = 0;
+      }
+      if (lo <= hi) offset.offset_ns = std::clamp(offset.offset_ns, lo, hi);
     } else if (rank.rank != reference) {
       unaligned.push_back(rank.rank);
     }
@@ -42,7 +61,10 @@ std::vector<ClockOffset> estimate_clock_offsets(const std::vector<RankSummary>& 
   }
   if (!unaligned.empty() && !matched.empty()) {
     std::string list;
-    for (std::int64_t r : unaligned) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    for (std::int64_t r : unaligned) {
+      if (!list.empty()) list += ", ";
+      list += std::to_string(r);
+    }
     notes.push_back("ranks " + list + " share no collective with reference rank " +
                     std::to_string(reference) + ": their clocks are taken as they are");
   }

@@ -20,7 +20,8 @@ constexpr double kMinLatenessShare = 0.01;
 std::string list(const std::vector<std::int64_t>& ranks) {
   std::string out;
   for (std::size_t i = 0; i < ranks.size() && i < 16; ++i) {
-    out += (i ? ", " : "") + std::to_string(ranks[i]);
+    if (i > 0) out += ", ";
+    out += std::to_string(ranks[i]);
   }
   if (ranks.size() > 16) out += fmt::format(" and {} more", ranks.size() - 16);
   return out;

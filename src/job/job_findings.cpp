@@ -100,7 +100,8 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
       f.evidence.push_back({s.phase + " longer than on the median rank", ms(s.phase_excess_ns),
                             "ms/step", {}});
     }
-    for (std::size_t k = 1; k < s.evidence.size(); ++k) {
+    // s.evidence: lateness, then the phase when known, then the ops: the ops only here.
+    for (std::size_t k = s.phase == "unknown" ? 1 : 2; k < s.evidence.size(); ++k) {
       f.evidence.push_back({s.evidence[k], 0, "", {}});
     }
     f.fix = straggler_fix(s, on_device);
