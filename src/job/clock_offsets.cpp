@@ -50,7 +50,7 @@ std::vector<ClockOffset> estimate_clock_offsets(const std::vector<RankSummary>& 
       // gloo's end when each rank's worker finishes) are no evidence of an offset, when no
       // offset is consistent with causality too.
       const auto [lo, hi] = bounds.at(rank.rank);
-      if (lo <= 0 && 0 <= hi && std::abs(offset.offset_ns) < 2 * offset.spread_ns) {
+      if (lo <= 0 && 0 <= hi && std::abs(offset.offset_ns) < 4 * offset.spread_ns) {
         offset.offset_ns = 0;
       }
       if (lo <= hi) offset.offset_ns = std::clamp(offset.offset_ns, lo, hi);

@@ -12,8 +12,9 @@ namespace stepscope::job::detail {
 
 namespace {
 
-// Last at half the collectives or more: a systematic straggler, not jitter.
-constexpr double kMinShareLast = 0.5;
+// Last at 60 % of the collectives or more: a systematic straggler, not jitter (with two ranks
+// one of them is always last).
+constexpr double kMinShareLast = 0.6;
 // Late by at least this share of the step (and 0.1 ms): worth a finding.
 constexpr double kMinLateShare = 0.05;
 constexpr double kMinLateNs = 100'000;
