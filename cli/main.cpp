@@ -13,6 +13,7 @@
 #include "monitor_command.h"
 #include "report_command.h"
 #include "rules_command.h"
+#include "scaling_command.h"
 #include "summarize_command.h"
 
 int main(int argc, char** argv) {
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   stepscope::cli::add_summarize_command(app, summarize);
   stepscope::cli::MergeArguments merge;
   stepscope::cli::add_merge_command(app, merge);
+  stepscope::cli::ScalingArguments scaling;
+  stepscope::cli::add_scaling_command(app, scaling);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("monitor")) return stepscope::cli::run_monitor(monitor);
     if (app.got_subcommand("summarize")) return stepscope::cli::run_summarize(summarize);
     if (app.got_subcommand("merge")) return stepscope::cli::run_merge(merge);
+    if (app.got_subcommand("scaling")) return stepscope::cli::run_scaling(scaling);
   } catch (const std::exception& e) {
     fmt::print(stderr, "stepscope: internal error: {}\n", e.what());
     return 1;

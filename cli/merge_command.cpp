@@ -38,7 +38,8 @@ bool read_summaries(const std::vector<std::string>& paths, std::vector<std::stri
 int run_merge(const MergeArguments& a) {
   std::vector<std::string> texts;
   if (!read_summaries(a.summaries, texts)) return 2;
-  Result<job::JobAnalysis> merged = job::merge_summaries(texts, a.summaries, job::JobOptions{a.run});
+  Result<job::JobAnalysis> merged =
+      job::merge_summaries(texts, a.summaries, job::JobOptions{a.run});
   if (!merged) {
     fmt::print(stderr, "stepscope: error: {}\n", merged.error().describe());
     return 2;

@@ -1,8 +1,8 @@
 // The reduce: composes the job analysis steps over the summaries of one run.
 #include "stepscope/job/job_analysis.h"
 
-#include <algorithm>
 #include <fmt/core.h>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -133,8 +133,7 @@ JobAnalysis analyze_job(std::vector<RankSummary> summaries, const JobOptions& op
   const double step_ns = detail::median(step_p50);
   const auto min_lateness = std::max<std::int64_t>(
       kMinLatenessNs, static_cast<std::int64_t>(kMinLatenessShare * step_ns));
-  const std::vector<detail::RankWaits> waits =
-      detail::rank_waits(summaries, matched, min_lateness);
+  const std::vector<detail::RankWaits> waits = detail::rank_waits(summaries, matched, min_lateness);
   job.ranks = detail::rank_table(summaries, waits);
   job.stragglers = detail::find_stragglers(summaries, waits, job.matched_collectives, step_ns);
   job.collectives = detail::collective_table(matched);

@@ -2,8 +2,8 @@
 // exposed communication after waiting is removed, latency-bound collectives), the verdict, and
 // the rank findings they supersede: from inside a rank, waiting for a slow peer looks like a
 // slow collective, so a rank's "exposed-communication" that waiting explains is not its answer.
-#include <algorithm>
 #include <fmt/core.h>
+#include <algorithm>
 #include <map>
 
 #include "job/job_internal.h"
@@ -74,11 +74,12 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
     Finding& f = jf.finding;
     f.id = "straggler";
     f.rank = s.rank;
-    f.title = fmt::format("Rank {} is a straggler{}: {} wait {:.2f} ms per step for it",
-                          s.rank, s.phase == "unknown" ? "" : " (" + s.phase + ")",
-                          s.waiting_ranks.size() == 1 ? "1 rank waits"
-                                                      : fmt::format("{} ranks", s.waiting_ranks.size()),
-                          ms(s.late_ns_per_step));
+    f.title =
+        fmt::format("Rank {} is a straggler{}: {} wait {:.2f} ms per step for it", s.rank,
+                    s.phase == "unknown" ? "" : " (" + s.phase + ")",
+                    s.waiting_ranks.size() == 1 ? "1 rank waits"
+                                                : fmt::format("{} ranks", s.waiting_ranks.size()),
+                    ms(s.late_ns_per_step));
     if (s.waiting_ranks.size() == 1) {
       f.title = fmt::format("Rank {} is a straggler{}: rank {} waits {:.2f} ms per step for it",
                             s.rank, s.phase == "unknown" ? "" : " (" + s.phase + ")",
@@ -93,12 +94,12 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
              : s.phase == "data_loading" ? StepPart::kDataLoading
                                          : StepPart::kWholeStep;
     f.evidence.push_back({"arrives last at matched collectives", 100 * s.share_last, "%", {}});
-    f.evidence.push_back({"late per step, after the other ranks", ms(s.late_ns_per_step),
-                          "ms/step", {}});
+    f.evidence.push_back(
+        {"late per step, after the other ranks", ms(s.late_ns_per_step), "ms/step", {}});
     f.evidence.push_back({"median wait of the other ranks", ms(median_wait), "ms/step", {}});
     if (s.phase != "unknown") {
-      f.evidence.push_back({s.phase + " longer than on the median rank", ms(s.phase_excess_ns),
-                            "ms/step", {}});
+      f.evidence.push_back(
+          {s.phase + " longer than on the median rank", ms(s.phase_excess_ns), "ms/step", {}});
     }
     // s.evidence: lateness, then the phase when known, then the ops: the ops only here.
     for (std::size_t k = s.phase == "unknown" ? 1 : 2; k < s.evidence.size(); ++k) {
@@ -124,9 +125,10 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
     f.bottleneck = on_device ? Bottleneck::kGpuCompute : Bottleneck::kHostOverhead;
     f.evidence.push_back({"median wait per rank", ms(median_wait), "ms/step", {}});
     f.evidence.push_back({"largest wait of a rank", ms(max_wait), "ms/step", {}});
-    f.fix = "The last rank changes from collective to collective: the work per step varies "
-            "(uneven batches or sequence lengths: pack or bucket them) or hosts are disturbed "
-            "(other processes, CPU frequency); balance the inputs and isolate the hosts.";
+    f.fix =
+        "The last rank changes from collective to collective: the work per step varies "
+        "(uneven batches or sequence lengths: pack or bucket them) or hosts are disturbed "
+        "(other processes, CPU frequency); balance the inputs and isolate the hosts.";
     f.gain = gain_of(median_wait, max_wait, step_ns, "the median rank's wait per step");
     f.severity = severity_for(f.gain.likely_share);
     for (const RankWaits& w : waits) {
@@ -148,11 +150,14 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
     f.bottleneck = Bottleneck::kCommunication;
     f.part = StepPart::kCommunication;
     f.evidence.push_back({"exposed transfer per step (waiting removed), median rank",
-                          ms(median_exposed), "ms/step", {}});
-    f.fix = "Overlap communication with computation: with DDP, set bucket_cap_mb so the first "
-            "buckets are ready early in backward (and gradient_as_bucket_view=True); with FSDP, "
-            "enable backward_prefetch and forward_prefetch; avoid synchronising calls between "
-            "backward and the optimizer step.";
+                          ms(median_exposed),
+                          "ms/step",
+                          {}});
+    f.fix =
+        "Overlap communication with computation: with DDP, set bucket_cap_mb so the first "
+        "buckets are ready early in backward (and gradient_as_bucket_view=True); with FSDP, "
+        "enable backward_prefetch and forward_prefetch; avoid synchronising calls between "
+        "backward and the optimizer step.";
     f.gain = gain_of(median_exposed, median_exposed, step_ns,
                      "the median rank's exposed transfer time per step, waiting excluded");
     f.severity = severity_for(f.gain.likely_share);
@@ -175,17 +180,21 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
     JobFinding jf;
     Finding& f = jf.finding;
     f.id = "small-collectives";
-    f.title = fmt::format("{:.0f} small collectives per step (under 64 KiB) cost {:.2f} ms in "
-                          "latency",
-                          static_cast<double>(small_count) / steps, ms(small_per_step));
+    f.title = fmt::format(
+        "{:.0f} small collectives per step (under 64 KiB) cost {:.2f} ms in "
+        "latency",
+        static_cast<double>(small_count) / steps, ms(small_per_step));
     f.bottleneck = Bottleneck::kCommunication;
     f.part = StepPart::kCommunication;
     f.evidence.push_back({"collectives under 64 KiB per step",
-                          static_cast<double>(small_count) / steps, "calls/step", {}});
+                          static_cast<double>(small_count) / steps,
+                          "calls/step",
+                          {}});
     f.evidence.push_back({"their transfer time per step", ms(small_per_step), "ms/step", {}});
-    f.fix = "Coalesce small collectives: fewer, larger DDP buckets (bucket_cap_mb), flatten "
-            "parameters or wrap larger FSDP units, and batch small all_reduce calls "
-            "(torch.distributed all_reduce_coalesced or one flattened tensor).";
+    f.fix =
+        "Coalesce small collectives: fewer, larger DDP buckets (bucket_cap_mb), flatten "
+        "parameters or wrap larger FSDP units, and batch small all_reduce calls "
+        "(torch.distributed all_reduce_coalesced or one flattened tensor).";
     f.gain = gain_of(small_per_step / 2, small_per_step, step_ns,
                      "half their transfer time per step: fewer, larger messages pay the latency "
                      "once");
@@ -217,8 +226,7 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
     if (row.top_finding.empty() && waiting_explains && !job.stragglers.empty() &&
         job.stragglers.front().rank != row.rank) {
       row.top_finding = "straggler";
-      row.top_finding_title =
-          fmt::format("waits for rank {}", job.stragglers.front().rank);
+      row.top_finding_title = fmt::format("waits for rank {}", job.stragglers.front().rank);
     }
   }
   if (superseded > 0) {
@@ -244,10 +252,9 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
   } else {
     std::map<std::string, int> bottlenecks;
     for (const RankSummary& r : ranks) ++bottlenecks[r.bottleneck];
-    const auto most = std::max_element(bottlenecks.begin(), bottlenecks.end(),
-                                       [](const auto& a, const auto& b) {
-                                         return a.second < b.second;
-                                       });
+    const auto most =
+        std::max_element(bottlenecks.begin(), bottlenecks.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
     job.verdict = fmt::format(
         "Balanced: no rank makes the others wait (median wait {:.2f} ms per step); the ranks' "
         "own diagnosis: {} on {} of {} ranks.",

@@ -30,10 +30,10 @@ void align(std::vector<MatchedCollective>& matched, const std::vector<ClockOffse
 struct RankWaits {
   std::int64_t rank = 0;
   double steps = 1;
-  double wait_ns = 0;          // per step
-  double exposed_ns = 0;       // per step
-  double last_count = 0;       // collectives at which it arrived last (by a margin)
-  double late_ns = 0;          // Σ lateness where it arrived last
+  double wait_ns = 0;     // per step
+  double exposed_ns = 0;  // per step
+  double last_count = 0;  // collectives at which it arrived last (by a margin)
+  double late_ns = 0;     // Σ lateness where it arrived last
 };
 std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
                                   const std::vector<MatchedCollective>& matched,

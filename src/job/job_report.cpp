@@ -1,8 +1,10 @@
 // Map and reduce entry points for the front ends.
 #include "stepscope/job/job_report.h"
 
+#include "report/report_model.h"
 #include "stepscope/analysis/rank_analyses.h"
 #include "stepscope/diagnosis/diagnose.h"
+#include "stepscope/report.h"
 
 namespace stepscope::job {
 
@@ -28,6 +30,18 @@ Result<JobAnalysis> merge_summaries(const std::vector<std::string>& texts,
     return make_error(ErrorKind::kBadOption, "merge needs at least one summary");
   }
   return analyze_job(std::move(summaries), options);
+}
+
+Result<JobAnalysis> analyze_folder_job(const std::string& path) {
+  AnalyzeRequest request;
+  request.path = path;
+  STEPSCOPE_ASSIGN_OR_RETURN(ReportPtr report, analyze(request));
+  if (!report->job) {
+    Error error = make_error(ErrorKind::kBadOption, "not a folder of rank traces");
+    error.file = path;
+    return error;
+  }
+  return std::move(*report->job);
 }
 
 }  // namespace stepscope::job

@@ -55,11 +55,9 @@ std::string kind_of(std::string_view collective_name) {
 std::string kind_from_kernel_name(std::string_view name) {
   const std::string n = lower_no_underscores(name);
   static constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
-      {"allreduce", "allreduce"},         {"allgather", "allgather"},
-      {"reducescatter", "reducescatter"}, {"alltoall", "alltoall"},
-      {"broadcast", "broadcast"},         {"sendrecv", "sendrecv"},
-      {"send", "send"},                   {"recv", "recv"},
-      {"reduce", "reduce"}};
+      {"allreduce", "allreduce"}, {"allgather", "allgather"}, {"reducescatter", "reducescatter"},
+      {"alltoall", "alltoall"},   {"broadcast", "broadcast"}, {"sendrecv", "sendrecv"},
+      {"send", "send"},           {"recv", "recv"},           {"reduce", "reduce"}};
   for (const auto& [pattern, kind] : kKinds) {
     if (n.find(pattern) != std::string::npos) return kind_of(kind);
   }

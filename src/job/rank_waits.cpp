@@ -52,8 +52,8 @@ std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
     RankWaits& w = out[index.at(r.rank)];
     for (const SummaryCollective& c : r.collectives) {
       if (seen.contains({r.rank, c.group, c.order}) || !counts(r.rank, c.step)) continue;
-      w.exposed_ns += static_cast<double>(std::max<std::int64_t>(
-          0, c.end_ns - c.start_ns - c.overlapped_ns));
+      w.exposed_ns +=
+          static_cast<double>(std::max<std::int64_t>(0, c.end_ns - c.start_ns - c.overlapped_ns));
     }
     w.wait_ns /= w.steps;
     w.exposed_ns /= w.steps;

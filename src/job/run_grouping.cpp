@@ -26,7 +26,8 @@ std::vector<RunInfo> group_runs(const std::vector<RankSummary>& summaries) {
     RunInfo* home = nullptr;
     for (RunInfo& run : runs) {
       const bool same_size = run.world_size == s.world_size;
-      const bool new_rank = std::find(run.ranks.begin(), run.ranks.end(), s.rank) == run.ranks.end();
+      const bool new_rank =
+          std::find(run.ranks.begin(), run.ranks.end(), s.rank) == run.ranks.end();
       const bool overlaps = s.trace_start_ns <= run.end_ns + kStartSlackNs &&
                             s.trace_end_ns + kStartSlackNs >= run.start_ns;
       if (same_size && new_rank && overlaps) home = &run;

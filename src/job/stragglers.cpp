@@ -1,9 +1,9 @@
 // Stragglers: the rank that arrives last at most collectives, by how much, where it lost the
 // time (the phase and the ops that take longer on it than on the median rank), and who waits.
+#include <fmt/core.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fmt/core.h>
 #include <map>
 
 #include "job/job_internal.h"
@@ -99,8 +99,8 @@ std::vector<Straggler> find_stragglers(const std::vector<RankSummary>& ranks,
         "arrives last at {:.0f}% of {} matched collectives, {:.2f} ms/step after the others",
         100 * share, matched_count, ms(late_per_step)));
     if (s.phase != "unknown") {
-      s.evidence.push_back(fmt::format("{} takes {:.2f} ms/step longer than on the median rank",
-                                       s.phase, ms(best)));
+      s.evidence.push_back(
+          fmt::format("{} takes {:.2f} ms/step longer than on the median rank", s.phase, ms(best)));
     }
     for (std::size_t k = 0; k < longer.size() && k < kMaxOpEvidence; ++k) {
       s.evidence.push_back(longer[k].second);

@@ -97,8 +97,8 @@ class Reader {
     return o;
   }
   void fail(std::string_view key, std::string_view expected) {
-    if (error_.empty()) error_ = "summary field '" + std::string(key) + "' is not " +
-                                 std::string(expected);
+    if (error_.empty())
+      error_ = "summary field '" + std::string(key) + "' is not " + std::string(expected);
   }
 
  private:
@@ -181,12 +181,15 @@ Result<RankSummary> summary_from_json(std::string_view text, const std::string& 
   if (r.failed()) return failure("not a stepscope rank summary: the document is not an object");
   std::int64_t version = 0;
   if (o["summary_version"].get_int64().get(version) != simdjson::SUCCESS) {
-    return failure("not a stepscope rank summary (no summary_version); write one with "
-                   "`stepscope summarize TRACE -o FILE`");
+    return failure(
+        "not a stepscope rank summary (no summary_version); write one with "
+        "`stepscope summarize TRACE -o FILE`");
   }
   if (version != kSummaryVersion) {
-    return failure("summary_version " + std::to_string(version) + " is not supported (this "
-                   "stepscope reads version " + std::to_string(kSummaryVersion) + ")");
+    return failure("summary_version " + std::to_string(version) +
+                   " is not supported (this "
+                   "stepscope reads version " +
+                   std::to_string(kSummaryVersion) + ")");
   }
   s.summary_version = static_cast<int>(version);
   r.get(o, "rank", s.rank);

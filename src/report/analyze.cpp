@@ -51,7 +51,8 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
   // Ranks are independent: analysed `jobs` at a time.
   const std::size_t n = report->traces.ranks.size();
   report->ranks.resize(n);
-  unsigned jobs = request.jobs != 0 ? request.jobs : std::max(1U, std::thread::hardware_concurrency());
+  unsigned jobs =
+      request.jobs != 0 ? request.jobs : std::max(1U, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
   std::atomic<std::size_t> next{0};
   auto work = [&report, &request, &next, n] {
@@ -77,7 +78,8 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
     for (const RankReport& rank : report->ranks) {
       const std::string text = job::summary_to_json(
           job::summarize_rank(*rank.analyses.trace, rank.analyses, rank.diagnosis));
-      Result<job::RankSummary> summary = job::summary_from_json(text, rank.analyses.trace->source_path);
+      Result<job::RankSummary> summary =
+          job::summary_from_json(text, rank.analyses.trace->source_path);
       if (!summary) return std::move(summary).error();
       summaries.push_back(std::move(summary).value());
     }

@@ -22,10 +22,10 @@ TEST(JobConformance, SampledTwoRanksOfA128RankJob) {
   EXPECT_EQ(j.ranks[1].rank, 1);
   EXPECT_EQ(j.runs.size(), 1U);
   for (const job::RankRow& row : j.ranks) {
-    EXPECT_EQ(row.steps, static_cast<std::int64_t>(
-                             (*report)->ranks[static_cast<std::size_t>(row.rank)]
-                                 .analyses.steps.kept()
-                                 .size()));
+    EXPECT_EQ(
+        row.steps,
+        static_cast<std::int64_t>(
+            (*report)->ranks[static_cast<std::size_t>(row.rank)].analyses.steps.kept().size()));
   }
   // 126 ranks are missing, and the notes say so.
   bool missing = false;

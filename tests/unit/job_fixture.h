@@ -25,7 +25,7 @@ namespace stepscope::testing {
 struct JobRankSpec {
   std::int64_t rank = 0;
   std::int64_t world_size = 2;
-  double forward_us = 1000;  // this rank's forward per step
+  double forward_us = 1000;   // this rank's forward per step
   double clock_shift_us = 0;  // what this rank's clock reads ahead of the true clock
   double start_us = 1'000'000;
 };
@@ -46,7 +46,8 @@ inline std::string job_rank_json(const JobRankSpec& me, const std::vector<double
     f.step(k + 1, s, step_us - 10);
     f.annotation("## forward ##", s + 5, me.forward_us - 10);
     f.op("aten::linear", s + 10, me.forward_us - 30);
-    f.op("autograd::engine::evaluate_function: AddmmBackward0", s + me.forward_us, backward_us - 10);
+    f.op("autograd::engine::evaluate_function: AddmmBackward0", s + me.forward_us,
+         backward_us - 10);
     const double arrival = s + me.forward_us + backward_us;
     const double end = s + slowest + backward_us + transfer_us;
     f.annotation("gloo:all_reduce", arrival, end - arrival, 2);

@@ -21,8 +21,10 @@ std::string job_object(const std::string& document) {
   for (std::size_t i = start; i < document.size(); ++i) {
     const char c = document[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') in_string = true;
@@ -64,8 +66,7 @@ TEST(JobMerge, MergeOfSummariesEqualsAnalyzeFolder) {
 }
 
 TEST(JobMerge, SummaryRoundTripsThroughJson) {
-  const job::RankSummary s =
-      testing::summary_of(testing::job_jsons({1000, 1000})[1], "rank1.json");
+  const job::RankSummary s = testing::summary_of(testing::job_jsons({1000, 1000})[1], "rank1.json");
   EXPECT_EQ(s.rank, 1);
   EXPECT_EQ(s.world_size, 2);
   EXPECT_EQ(s.collectives.size(), 6U);

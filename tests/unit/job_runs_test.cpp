@@ -47,7 +47,8 @@ TEST(JobRuns, MissingRanksAreSaid) {
   jsons.resize(2);
   const job::JobAnalysis j = job::analyze_job(testing::summaries_of(jsons));
   bool said = false;
-  for (const std::string& note : j.notes) said = said || note.find("ranks 2, 3") != std::string::npos;
+  for (const std::string& note : j.notes)
+    said = said || note.find("ranks 2, 3") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

@@ -20,15 +20,15 @@ struct MatchedCollective {
   std::int64_t order = 0;
   std::int64_t bytes = kAbsent;
   std::int64_t group_size = kAbsent;
-  std::vector<std::int64_t> ranks;        // ranks that recorded it
-  std::vector<std::int64_t> arrival_ns;   // per rank (same order as ranks), aligned
-  std::vector<std::int64_t> end_ns;       // aligned
+  std::vector<std::int64_t> ranks;       // ranks that recorded it
+  std::vector<std::int64_t> arrival_ns;  // per rank (same order as ranks), aligned
+  std::vector<std::int64_t> end_ns;      // aligned
   std::vector<std::int64_t> overlapped_ns;
-  std::vector<std::int64_t> step;         // each rank's step number, -1 none
+  std::vector<std::int64_t> step;  // each rank's step number, -1 none
   std::int64_t last_arrival_ns = 0;
-  std::int64_t last_rank = -1;     // the rank that arrived last
-  std::int64_t lateness_ns = 0;    // last arrival - median arrival
-  std::int64_t transfer_ns = 0;    // latest end - last arrival
+  std::int64_t last_rank = -1;   // the rank that arrived last
+  std::int64_t lateness_ns = 0;  // last arrival - median arrival
+  std::int64_t transfer_ns = 0;  // latest end - last arrival
   [[nodiscard]] std::int64_t wait_ns(std::size_t i) const {
     return last_arrival_ns - arrival_ns[i];
   }
@@ -36,7 +36,7 @@ struct MatchedCollective {
 
 struct ClockOffset {
   std::int64_t rank = 0;
-  std::int64_t offset_ns = 0;  // rank clock - reference clock
+  std::int64_t offset_ns = 0;    // rank clock - reference clock
   std::int64_t collectives = 0;  // how many ends the estimate rests on
   std::int64_t spread_ns = 0;    // median absolute deviation of the end differences
 };
@@ -46,20 +46,20 @@ struct RankRow {
   std::int64_t steps = 0;
   double step_p50_ns = 0;
   double step_max_ns = 0;
-  double compute_ns = 0;         // per step
-  double exposed_comm_ns = 0;    // per step: transfer time no other work overlapped
-  double wait_ns = 0;            // per step: waiting for the last rank to arrive
-  double idle_ns = 0;            // per step
-  std::string top_finding;       // id of the rank's top finding after the job supersedes some
+  double compute_ns = 0;       // per step
+  double exposed_comm_ns = 0;  // per step: transfer time no other work overlapped
+  double wait_ns = 0;          // per step: waiting for the last rank to arrive
+  double idle_ns = 0;          // per step
+  std::string top_finding;     // id of the rank's top finding after the job supersedes some
   std::string top_finding_title;
 };
 
 struct Straggler {
   std::int64_t rank = 0;
-  double late_ns_per_step = 0;  // by how much it arrives after the median rank, per step
-  double share_last = 0;        // of matched collectives at which it arrived last
-  std::string phase;            // where it lost the time: forward, backward, ... or "unknown"
-  double phase_excess_ns = 0;   // per step, against the median rank
+  double late_ns_per_step = 0;        // by how much it arrives after the median rank, per step
+  double share_last = 0;              // of matched collectives at which it arrived last
+  std::string phase;                  // where it lost the time: forward, backward, ... or "unknown"
+  double phase_excess_ns = 0;         // per step, against the median rank
   std::vector<std::string> evidence;  // ops longer than on the median rank, with figures
   std::vector<std::int64_t> waiting_ranks;
 };

@@ -21,6 +21,9 @@ Result<JobAnalysis> merge_summaries(const std::vector<std::string>& texts,
                                     const std::vector<std::string>& names,
                                     const JobOptions& options = {});
 
+// The job of a folder of rank traces (`analyze FOLDER`'s job); an error if `path` is no folder.
+Result<JobAnalysis> analyze_folder_job(const std::string& path);
+
 // The job as JSON: {"schema": "stepscope.job", "schema_version": N, "job": {...}}; the `job`
 // object is the one `analyze FOLDER --json` writes.
 std::string render_job_json(const JobAnalysis& job);

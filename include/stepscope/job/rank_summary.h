@@ -25,7 +25,7 @@ struct SummaryStep {
   std::int64_t number = 0;
   std::int64_t start_ns = 0;  // trace time of the rank's own clock
   std::int64_t end_ns = 0;
-  std::int64_t compute_ns = 0;        // device computation (CPU traces: host time outside collectives)
+  std::int64_t compute_ns = 0;  // device computation (CPU traces: host time outside collectives)
   std::int64_t communication_ns = 0;  // union of the rank's collectives inside the step
   std::int64_t idle_ns = 0;           // device idle (CPU traces: 0)
   std::array<std::int64_t, kPhaseCount> phase_ns{};  // host time per phase (phases.h)
@@ -36,7 +36,7 @@ struct SummaryCollective {
   std::string kind;   // all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv,
                       // reduce, or the normalised name (barrier, gather, ...)
   std::string group;  // process group name; "default" when the trace does not say
-  std::int64_t order = 0;  // position among this rank's collectives of the same group
+  std::int64_t order = 0;        // position among this rank's collectives of the same group
   std::int64_t bytes = kAbsent;  // message size S by nccl-tests conventions; -1 unknown
   std::string dtype;
   std::int64_t group_size = kAbsent;

@@ -72,8 +72,7 @@ std::string heat_map(const JobAnalysis& job) {
   }
   svg += "</svg>\n";
   std::string out = "<h2>Step time per rank and step</h2>\n" + svg;
-  out += fmt::format("<p class=\"note\">From {} ms (light) to {} ms (red).{}</p>\n", ms(lo),
-                     ms(hi),
+  out += fmt::format("<p class=\"note\">From {} ms (light) to {} ms (red).{}</p>\n", ms(lo), ms(hi),
                      stride > 1 ? fmt::format(" Every {}th rank is drawn.", stride) : "");
   return out;
 }
@@ -85,8 +84,9 @@ std::string wait_picture(const JobAnalysis& job) {
   for (const MatchedCollective& m : job.matched) ++last_count[m.last_rank];
   std::int64_t most = 1;
   for (const auto& [rank, count] : last_count) most = std::max(most, count);
-  std::string out = "<h2>Who everyone waits for</h2>\n<table><tr><th>rank</th><th>last to "
-                    "arrive (collectives)</th><th></th><th>its own wait (ms/step)</th></tr>\n";
+  std::string out =
+      "<h2>Who everyone waits for</h2>\n<table><tr><th>rank</th><th>last to "
+      "arrive (collectives)</th><th></th><th>its own wait (ms/step)</th></tr>\n";
   for (const RankRow& r : job.ranks) {
     const std::int64_t count = last_count.count(r.rank) ? last_count[r.rank] : 0;
     out += fmt::format(
@@ -120,8 +120,8 @@ std::string collective_table_html(const JobAnalysis& job) {
 }  // namespace
 
 std::string render_job_html_section(const JobAnalysis& job) {
-  std::string out = "<section class=\"job\"><h2>Job</h2>\n<p class=\"verdict\">" +
-                    escape(job.verdict) + "</p>\n";
+  std::string out =
+      "<section class=\"job\"><h2>Job</h2>\n<p class=\"verdict\">" + escape(job.verdict) + "</p>\n";
   for (const std::string& note : job.notes) out += "<p class=\"note\">" + escape(note) + "</p>\n";
   if (!job.findings.empty()) {
     out += "<ol class=\"findings\">\n";
@@ -131,16 +131,17 @@ std::string render_job_html_section(const JobAnalysis& job) {
         if (i > 0) ranks += ", ";
         ranks += std::to_string(jf.ranks[i]);
       }
-      out += fmt::format("<li><b>[{}] {}</b> (ranks {})<br>fix: {}<br>likely gain {} ms/step</li>\n",
-                         escape(to_string(jf.finding.severity)), escape(jf.finding.title), ranks,
-                         escape(jf.finding.fix),
-                         ms(static_cast<double>(jf.finding.gain.likely_ns)));
+      out +=
+          fmt::format("<li><b>[{}] {}</b> (ranks {})<br>fix: {}<br>likely gain {} ms/step</li>\n",
+                      escape(to_string(jf.finding.severity)), escape(jf.finding.title), ranks,
+                      escape(jf.finding.fix), ms(static_cast<double>(jf.finding.gain.likely_ns)));
     }
     out += "</ol>\n";
   }
-  out += "<table><tr><th>rank</th><th>step p50 (ms)</th><th>step max (ms)</th><th>compute "
-         "(ms/step)</th><th>exposed comm (ms/step)</th><th>wait (ms/step)</th><th>idle "
-         "(ms/step)</th><th>top finding</th></tr>\n";
+  out +=
+      "<table><tr><th>rank</th><th>step p50 (ms)</th><th>step max (ms)</th><th>compute "
+      "(ms/step)</th><th>exposed comm (ms/step)</th><th>wait (ms/step)</th><th>idle "
+      "(ms/step)</th><th>top finding</th></tr>\n";
   for (const RankRow& r : job.ranks) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
@@ -156,9 +157,9 @@ std::string render_job_html_section(const JobAnalysis& job) {
 }
 
 std::string render_job_html(const JobAnalysis& job) {
-  return render::html::page("stepscope job report",
-                            "<header><h1>stepscope job report</h1></header>\n" +
-                                render_job_html_section(job));
+  return render::html::page(
+      "stepscope job report",
+      "<header><h1>stepscope job report</h1></header>\n" + render_job_html_section(job));
 }
 
 }  // namespace stepscope::job

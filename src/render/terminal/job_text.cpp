@@ -30,8 +30,7 @@ std::string rank_line(const RankRow& r) {
 std::string rank_table_text(const JobAnalysis& job) {
   std::string out = heading("Ranks (per step, ms)");
   out += fmt::format("  {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", "rank",
-                     "steps", "p50", "max", "compute", "exp.comm", "wait", "idle",
-                     "top finding");
+                     "steps", "p50", "max", "compute", "exp.comm", "wait", "idle", "top finding");
   if (job.ranks.size() <= kMaxRankRows) {
     for (const RankRow& r : job.ranks) out += rank_line(r);
     return out;
@@ -110,9 +109,9 @@ std::string render_job_text(const JobAnalysis& job, int top) {
   if (!job.stragglers.empty()) {
     out += heading("Stragglers");
     for (const Straggler& s : job.stragglers) {
-      out += fmt::format("  rank {}: {} ms/step late, last at {} of collectives, phase {}\n",
-                         s.rank, ms(s.late_ns_per_step), format_percent(s.share_last),
-                         printable(s.phase, 40));
+      out +=
+          fmt::format("  rank {}: {} ms/step late, last at {} of collectives, phase {}\n", s.rank,
+                      ms(s.late_ns_per_step), format_percent(s.share_last), printable(s.phase, 40));
       for (const std::string& e : s.evidence) out += "    - " + printable(e, 300) + "\n";
     }
   }
@@ -138,17 +137,14 @@ std::string render_job_text(const JobAnalysis& job, int top) {
   }
   if (!job.collectives.empty()) {
     out += heading("Collectives (matched across ranks)");
-    out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10}\n", "kind",
-                       "size", "count", "total ms", "transfer ms", "wait ms", "algbw GB/s",
-                       "busbw GB/s");
+    out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10}\n", "kind", "size",
+                       "count", "total ms", "transfer ms", "wait ms", "algbw GB/s", "busbw GB/s");
     for (const CollectiveRow& c : job.collectives) {
-      const std::string size = c.min_bytes < 0
-                                   ? "unknown"
-                                   : format_bytes(c.min_bytes) + "-" + format_bytes(c.max_bytes);
+      const std::string size =
+          c.min_bytes < 0 ? "unknown" : format_bytes(c.min_bytes) + "-" + format_bytes(c.max_bytes);
       out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10}{}\n",
-                         printable(c.kind, 16), size, c.count,
-                         ms(static_cast<double>(c.total_ns)), ms(static_cast<double>(c.transfer_ns)),
-                         ms(static_cast<double>(c.wait_ns)),
+                         printable(c.kind, 16), size, c.count, ms(static_cast<double>(c.total_ns)),
+                         ms(static_cast<double>(c.transfer_ns)), ms(static_cast<double>(c.wait_ns)),
                          c.algbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.algbw_gb_per_s) : "-",
                          c.busbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.busbw_gb_per_s) : "-",
                          c.latency_bound ? "  latency-bound" : "");
