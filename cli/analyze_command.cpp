@@ -67,6 +67,10 @@ void add_analysis_options(CLI::App& command, AnalyzeArguments& a) {
                    "compat-hta: keep exact nanoseconds instead of HTA's µs rounding");
   command.add_flag("--skip-bad", a.skip_bad, "folder: skip files that fail to load, and list them");
   command.add_flag("-q,--quiet", a.quiet, "no progress and no terminal report");
+  command.add_option("--jobs", a.jobs, "folder: ranks analysed in parallel (default: core count)")
+      ->check(CLI::Range(1, 4096));
+  command.add_option("--run", a.run, "folder of several runs: analyse run N (0: the oldest)");
+  command.add_flag("--per-rank", a.per_rank, "folder: each rank's full report after the job's");
 }
 
 void add_analyze_command(CLI::App& app, AnalyzeArguments& a) {
@@ -94,6 +98,9 @@ ReportPtr analyze_with_progress(const AnalyzeArguments& a) {
     }
   }
   request.load.rank = a.rank;
+  request.jobs = a.jobs;
+  request.run = a.run;
+  request.per_rank = a.per_rank;
   request.load.skip_bad = a.skip_bad;
   request.load.threads = a.threads;
   Progress progress(!a.quiet && stderr_is_terminal(), "loading");

@@ -23,6 +23,9 @@ struct AnalyzeArguments {
   unsigned threads = 0;  // 0: by input size
   bool group_by_input_shape = false;
   bool no_hta_rounding = false;
+  unsigned jobs = 0;  // folder: ranks analysed at once; 0: the core count
+  std::optional<std::int64_t> run;
+  bool per_rank = false;
 };
 
 void add_analyze_command(CLI::App& app, AnalyzeArguments& arguments);

@@ -9,9 +9,12 @@
 #include "analyze_command.h"
 #include "diff_command.h"
 #include "memory_command.h"
+#include "merge_command.h"
 #include "monitor_command.h"
 #include "report_command.h"
 #include "rules_command.h"
+#include "scaling_command.h"
+#include "summarize_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"stepscope: a performance doctor for PyTorch profiler traces"};
@@ -29,6 +32,12 @@ int main(int argc, char** argv) {
   stepscope::cli::add_rules_command(app, rules);
   stepscope::cli::MonitorArguments monitor;
   stepscope::cli::add_monitor_command(app, monitor);
+  stepscope::cli::SummarizeArguments summarize;
+  stepscope::cli::add_summarize_command(app, summarize);
+  stepscope::cli::MergeArguments merge;
+  stepscope::cli::add_merge_command(app, merge);
+  stepscope::cli::ScalingArguments scaling;
+  stepscope::cli::add_scaling_command(app, scaling);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -46,6 +55,9 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("report")) return stepscope::cli::run_report(report);
     if (app.got_subcommand("rules")) return stepscope::cli::run_rules(rules);
     if (app.got_subcommand("monitor")) return stepscope::cli::run_monitor(monitor);
+    if (app.got_subcommand("summarize")) return stepscope::cli::run_summarize(summarize);
+    if (app.got_subcommand("merge")) return stepscope::cli::run_merge(merge);
+    if (app.got_subcommand("scaling")) return stepscope::cli::run_scaling(scaling);
   } catch (const std::exception& e) {
     fmt::print(stderr, "stepscope: internal error: {}\n", e.what());
     return 1;

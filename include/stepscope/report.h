@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,12 +15,17 @@
 namespace stepscope {
 
 // Version of the JSON document written by render_json; bumped on incompatible change.
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;  // 2: the top-level `job` object
 
 struct AnalyzeRequest {
   std::string path;  // a trace file or a folder of them
   AnalysisOptions analysis;
   LoadOptions load;
+  // Folders: ranks analysed at once (0: the core count), the run to analyse (default the
+  // newest), and whether the terminal report shows each rank's full report after the job's.
+  unsigned jobs = 0;
+  std::optional<std::int64_t> run;
+  bool per_rank = false;
 };
 
 struct Report;  // defined in report_model.h; opaque to front ends that only render

@@ -26,12 +26,14 @@ from typing import Any, Literal
 
 from . import _core
 from ._core import TraceError
+from ._job import JobReport, merge, summarize
 
 __all__ = [
     "EventRefs",
     "Evidence",
     "ExpectedGain",
     "Finding",
+    "JobReport",
     "Mode",
     "Report",
     "SnapshotReport",
@@ -39,6 +41,8 @@ __all__ = [
     "__version__",
     "analyze",
     "memory_snapshot",
+    "merge",
+    "summarize",
     "version",
 ]
 

@@ -54,7 +54,10 @@ DiffResult diff_reports(const Report& before, const Report& after, const DiffOpt
 }
 
 Result<DiffResult> compare_runs(const DiffRequest& request) {
-  AnalyzeRequest side{request.before, request.analysis, request.load};
+  AnalyzeRequest side;
+  side.path = request.before;
+  side.analysis = request.analysis;
+  side.load = request.load;
   Result<ReportPtr> before = analyze(side);
   if (!before) return std::move(before).error();
   side.path = request.after;

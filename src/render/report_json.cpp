@@ -1,4 +1,5 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
+#include "render/json/job_json.h"
 #include "render/json/diagnosis_json.h"
 #include "render/json/hta_json.h"
 #include "render/json/json_sink.h"
@@ -126,6 +127,10 @@ std::string render_json(const Report& report) {
   json.begin_array();
   for (const RankReport& rank : report.ranks) write_rank(json, rank);
   json.end_array();
+  if (report.job) {
+    json.key("job");
+    render::write_json(json, *report.job);
+  }
   if (report.hta) {
     json.key("hta");
     render::write_json(json, *report.hta);

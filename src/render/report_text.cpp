@@ -1,6 +1,7 @@
 // The compact terminal report of `stepscope analyze`.
 #include <fmt/core.h>
 
+#include "stepscope/job/job_report.h"
 #include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
@@ -67,6 +68,11 @@ std::string render_text(const Report& report, int top) {
   }
   for (const std::string& note : report.traces.notes) out += "note: " + printable(note, 200) + "\n";
   if (report.hta) out += render::render_text(*report.hta, top);
+  if (report.job) {
+    out += job::render_job_text(*report.job, top);
+    // The job answers for a folder; each rank's full report only on request.
+    if (!report.request.per_rank) return out;
+  }
   for (const RankReport& rank : report.ranks) {
     out += rank_header(rank);
     out += skipped_events(*rank.analyses.trace);

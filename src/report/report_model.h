@@ -9,6 +9,7 @@
 #include "stepscope/analysis/hta/hta_report.h"
 #include "stepscope/analysis/rank_analyses.h"
 #include "stepscope/diagnosis/diagnose.h"
+#include "stepscope/job/job_analysis.h"
 #include "stepscope/load.h"
 #include "stepscope/report.h"
 
@@ -25,6 +26,7 @@ struct Report {
   TraceSet traces;
   std::vector<RankReport> ranks;
   std::optional<hta::HtaReport> hta;  // --mode compat-hta: HTA's figures over all ranks
+  std::optional<job::JobAnalysis> job;  // a folder of several ranks: the job-level analysis
   double load_seconds = 0;
   double analysis_seconds = 0;
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stepscope/job/job_report.h"
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
 #include "render/html/svg_chart.h"
@@ -377,6 +378,7 @@ std::string render_html(const Report& report, int top) {
   for (const SkippedFile& skipped : report.traces.skipped) {
     body += "<p class=\"note\">skipped: " + escape(skipped.reason) + "</p>\n";
   }
+  if (report.job) body += job::render_job_html_section(*report.job);
   if (several) {
     body += ranks_table(report);
   } else if (!report.ranks.empty()) {

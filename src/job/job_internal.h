@@ -1,0 +1,57 @@
+// The steps of the job analysis, one per file in src/job/, composed by job_analysis.cpp.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "stepscope/job/job_analysis.h"
+
+namespace stepscope::job::detail {
+
+// Median of a sample (mean of the two middle values); 0 for an empty one.
+double median(std::vector<double> values);
+std::int64_t median_ns(std::vector<std::int64_t> values);
+
+// Collectives keyed by (process group, order in the group); only those seen on two ranks or
+// more. Times are each rank's own clock; `align` moves them to the reference clock.
+std::vector<MatchedCollective> match_collectives(const std::vector<RankSummary>& ranks,
+                                                 std::vector<std::string>& notes);
+
+// Offsets from collective ends (ends are simultaneous up to transfer skew): the median over
+// collectives of each rank's end minus the reference rank's (the lowest rank).
+std::vector<ClockOffset> estimate_clock_offsets(const std::vector<RankSummary>& ranks,
+                                                const std::vector<MatchedCollective>& matched,
+                                                std::vector<std::string>& notes);
+
+// Moves times to the reference clock and fills arrivals, last arrival, lateness and transfer.
+void align(std::vector<MatchedCollective>& matched, const std::vector<ClockOffset>& offsets);
+
+// Per-rank figures per step: wait, exposed communication after waiting is removed.
+struct RankWaits {
+  std::int64_t rank = 0;
+  double steps = 1;
+  double wait_ns = 0;     // per step
+  double exposed_ns = 0;  // per step
+  double last_count = 0;  // collectives at which it arrived last (by a margin)
+  double late_ns = 0;     // Σ lateness where it arrived last
+};
+std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
+                                  const std::vector<MatchedCollective>& matched,
+                                  std::int64_t min_lateness_ns);
+
+std::vector<RankRow> rank_table(const std::vector<RankSummary>& ranks,
+                                const std::vector<RankWaits>& waits);
+
+std::vector<Straggler> find_stragglers(const std::vector<RankSummary>& ranks,
+                                       const std::vector<RankWaits>& waits,
+                                       std::int64_t matched_count, double step_ns);
+
+std::vector<CollectiveRow> collective_table(const std::vector<MatchedCollective>& matched);
+
+Scaling scaling_efficiency(const std::vector<RankRow>& rows);
+
+// Job findings, the verdict, and the rank findings the job supersedes (in `rows`).
+void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
+                  const std::vector<RankWaits>& waits, double step_ns);
+
+}  // namespace stepscope::job::detail
