@@ -210,7 +210,9 @@ class RankWriter:
         self.cpu_pid = 100_000 + rank
         self.device = rank % plan.gpus_per_node
         self.correlation = 0
-        self.external = 0
+        # External ids in their own range: equal to the correlation ids they would make the
+        # importer take them for correlation ids (as in old traces).
+        self.external = 1_000_000
         self.first = True
 
     def _emit(self, text: str) -> None:
