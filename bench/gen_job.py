@@ -53,9 +53,21 @@ from pathlib import Path
 from typing import IO, Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCE = (
-    REPO_ROOT.parent / "shared" / "traces" / "hta" / "trace_diff" / "control" / "control.json.gz"
-)
+CONTROL = Path("traces") / "hta" / "trace_diff" / "control" / "control.json.gz"
+
+
+def default_source() -> Path:
+    """``control.json.gz`` in the shared traces folder: $STEPSCOPE_SHARED_TRACES, else the
+    first ``shared/traces`` beside the checkout or one of its parents (worktrees live deeper)."""
+    override = os.environ.get("STEPSCOPE_SHARED_TRACES")
+    if override:
+        return Path(override) / CONTROL.relative_to("traces")
+    for folder in REPO_ROOT.parents:
+        candidate = folder / "shared" / CONTROL
+        if candidate.is_file():
+            return candidate
+    return REPO_ROOT.parent / "shared" / CONTROL
+
 
 EVENTS_PER_KERNEL = 5  # launching op, runtime call, kernel, flow start, flow end
 DEFAULT_TRANSFER_US = 300.0
@@ -457,7 +469,9 @@ def parse_arguments(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Pla
     )
     parser.add_argument("--out", type=Path, required=True, help="the job folder to write")
     parser.add_argument("--ranks", type=int, default=8, help="world size (8)")
-    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="a real trace")
+    parser.add_argument(
+        "--source", type=Path, default=None, help="a real trace (shared trace_diff/control)"
+    )
     parser.add_argument("--steps", type=int, default=6, help="profiler steps per rank (6)")
     parser.add_argument(
         "--collectives-per-step",
@@ -503,7 +517,7 @@ def parse_arguments(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Pla
         parser.error("--straggler must be a rank of the job")
     if arguments.slowdown <= 0 or arguments.jitter < 0 or arguments.gpus_per_node < 1:
         parser.error("--slowdown must be > 0, --jitter >= 0, --gpus-per-node >= 1")
-    source = load_source(arguments.source)
+    source = load_source(arguments.source or default_source())
     kernels_per_step = (
         max(arguments.collectives_per_step, arguments.events_per_step // EVENTS_PER_KERNEL)
         if arguments.events_per_step > 0

@@ -158,8 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="folder for the generated jobs, kept for the next run "
                         "(default: a temporary folder, removed)")  # fmt: skip
     parser.add_argument("--source", type=Path, default=None, help="gen_job.py --source")
-    parser.add_argument("--events-per-step", type=int, default=4000,
-                        help="events per rank and step (4000)")  # fmt: skip
+    parser.add_argument("--events-per-step", type=int, default=2000,
+                        help="events per rank and step (2000)")  # fmt: skip
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--sizes", default="8,64", help="world sizes (8,64)")
     parser.add_argument("--with-512", action="store_true", help="add 512 ranks (slow)")
