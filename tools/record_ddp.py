@@ -3,7 +3,7 @@
 
 Two processes on this machine join a gloo process group over 127.0.0.1 (world size 2), wrap a
 small MLP in DistributedDataParallel and train it under torch.profiler with a schedule
-(wait 1, warm-up 1, ``--steps`` active steps). Each rank writes its own trace,
+(wait 1, ``--warmup`` warm-up steps, ``--steps`` active steps). Each rank writes its own trace,
 ``OUT/rank<R>.pt.trace.json.gz``, with the ``distributedInfo`` that torch.profiler adds when a
 process group is initialised. DDP's gradient all_reduce runs through gloo, so each trace holds
 ``record_param_comms`` ops with the collective's name, process group and sequence number.
@@ -41,6 +41,7 @@ class Options:
     out: Path
     port: int
     steps: int
+    warmup: int
     batch: int
     hidden: int
     layers: int
@@ -92,14 +93,16 @@ def worker(rank: int, options: Options) -> None:
         def write_trace(profiler: torch.profiler.profile) -> None:
             profiler.export_chrome_trace(str(path))
 
-        schedule = torch.profiler.schedule(wait=1, warmup=1, active=options.steps, repeat=1)
+        schedule = torch.profiler.schedule(
+            wait=1, warmup=options.warmup, active=options.steps, repeat=1
+        )
         with torch.profiler.profile(
             activities=[torch.profiler.ProfilerActivity.CPU],
             schedule=schedule,
             on_trace_ready=write_trace,
             record_shapes=True,
         ) as profiler:
-            for _ in range(options.steps + 2):
+            for _ in range(options.steps + options.warmup + 1):
                 optimizer.zero_grad(set_to_none=True)
                 with torch.profiler.record_function("forward"):
                     loss = loss_fn(model(inputs), targets)
@@ -117,19 +120,33 @@ def parse_arguments(argv: list[str] | None) -> Options:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="folder for the two traces")
     parser.add_argument("--uneven", action="store_true", help="rank 1 gets a 3x batch")
-    parser.add_argument("--steps", type=int, default=6, help="active profiled steps (6)")
+    parser.add_argument("--steps", type=int, default=8, help="active profiled steps (8)")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=3,
+        help="unprofiled warm-up steps after the first (3): the first steps of a run and the "
+        "profiler's start are slower on one rank or the other",
+    )
     parser.add_argument("--batch", type=int, default=256, help="rank 0's batch size (256)")
     parser.add_argument("--hidden", type=int, default=512, help="MLP width (512)")
     parser.add_argument("--layers", type=int, default=3, help="hidden layers (3)")
     parser.add_argument("--port", type=int, default=0, help="rendezvous port (0: a free one)")
     parser.add_argument("--seed", type=int, default=0)
     arguments = parser.parse_args(argv)
-    if arguments.steps < 1 or arguments.batch < 1 or arguments.hidden < 1 or arguments.layers < 1:
+    if (
+        arguments.warmup < 0
+        or arguments.steps < 1
+        or arguments.batch < 1
+        or arguments.hidden < 1
+        or arguments.layers < 1
+    ):
         parser.error("--steps, --batch, --hidden and --layers must be at least 1")
     return Options(
         out=arguments.out,
         port=arguments.port or free_port(),
         steps=arguments.steps,
+        warmup=arguments.warmup,
         batch=arguments.batch,
         hidden=arguments.hidden,
         layers=arguments.layers,

@@ -27,8 +27,8 @@ RECORD = """
 import sys
 import record_ddp
 out = sys.argv[1]
-record_ddp.main(["--out", out + "/uneven", "--uneven", "--steps", "6"])
-record_ddp.main(["--out", out + "/balanced", "--steps", "6"])
+record_ddp.main(["--out", out + "/uneven", "--uneven", "--steps", "8"])
+record_ddp.main(["--out", out + "/balanced", "--steps", "8"])
 """
 
 
