@@ -29,6 +29,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+from torch.multiprocessing.spawn import start_processes
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
@@ -70,7 +71,20 @@ def batch_size(options: Options, rank: int) -> int:
     return options.batch * 3 if options.uneven and rank == 1 else options.batch
 
 
+def pin_to_own_core(rank: int) -> None:
+    """Each rank on a core of its own (when there are enough), as ranks pinned to their own
+    cores or GPUs are in real jobs. Without it, on a busy machine the scheduler can starve one
+    rank for the whole run (and a rank whose gloo thread waits for its peer competes with that
+    peer for the same cores), which makes a balanced run look like it has a straggler."""
+    if not hasattr(os, "sched_getaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) >= WORLD_SIZE:
+        os.sched_setaffinity(0, {cores[rank]})
+
+
 def worker(rank: int, options: Options) -> None:
+    pin_to_own_core(rank)
     os.environ["MASTER_ADDR"] = HOST
     os.environ["MASTER_PORT"] = str(options.port)
     # One intra-op thread per rank: the two ranks share the machine's cores, and the uneven run
@@ -161,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     # fork where there is one: the ranks inherit the imported torch instead of importing it again
     # (seconds each on a loaded machine); spawn elsewhere.
     start_method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    mp.start_processes(
+    start_processes(
         worker, args=(options,), nprocs=WORLD_SIZE, join=True, start_method=start_method
     )
     for rank in range(WORLD_SIZE):

@@ -61,7 +61,8 @@ def trace_paths(paths: PathLike | Iterable[PathLike]) -> list[str]:
 
 def _summarize_one(path: str, options: dict[str, Any]) -> str:
     # Runs on a worker: the summary is JSON text (a few kB to a few MB), not the trace.
-    return stepscope.summarize(path, **options)
+    summary: str = stepscope.summarize(path, **options)
+    return summary
 
 
 def analyze_job(

@@ -62,10 +62,12 @@ def test_collectives_line_up_and_end_together_in_true_time(job: dict[str, Any]) 
 
 def test_straggler_computes_longer_and_the_others_wait(job: dict[str, Any]) -> None:
     def compute_us(trace: dict[str, Any]) -> float:
-        return sum(
-            e["dur"]
+        return float(
+            sum(
+                e["dur"]
             for e in trace["traceEvents"]
             if e.get("cat") == "kernel" and "nccl" not in e["name"]
+            )
         )
 
     compute = [compute_us(trace) for trace in job["traces"]]
