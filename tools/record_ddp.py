@@ -29,8 +29,8 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from torch.multiprocessing.spawn import start_processes
 from torch import nn
+from torch.multiprocessing.spawn import start_processes
 from torch.nn.parallel import DistributedDataParallel
 
 WORLD_SIZE = 2

@@ -65,8 +65,8 @@ def test_straggler_computes_longer_and_the_others_wait(job: dict[str, Any]) -> N
         return float(
             sum(
                 e["dur"]
-            for e in trace["traceEvents"]
-            if e.get("cat") == "kernel" and "nccl" not in e["name"]
+                for e in trace["traceEvents"]
+                if e.get("cat") == "kernel" and "nccl" not in e["name"]
             )
         )
 
