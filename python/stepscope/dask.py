@@ -23,10 +23,12 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import stepscope
-from stepscope import JobReport
+
+if TYPE_CHECKING:  # only for annotations: the module imports without it at run time
+    from stepscope import JobReport
 
 __all__ = ["analyze_job", "trace_paths"]
 
