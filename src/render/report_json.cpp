@@ -8,6 +8,7 @@
 #include "render/json/kernel_breakdown_json.h"
 #include "render/json/launches_json.h"
 #include "render/json/memory_json.h"
+#include "render/json/module_view_json.h"
 #include "render/json/operators_json.h"
 #include "render/json/phases_json.h"
 #include "render/json/queue_length_json.h"
@@ -92,6 +93,8 @@ void write_rank(JsonWriter& json, const RankReport& rank) {
   render::write_json(json, rank.analyses.bandwidth);
   json.key("operators");
   render::write_json(json, rank.analyses.operators);
+  json.key("modules");
+  render::write_json(json, rank.analyses.modules);
   json.key("launches");
   render::write_json(json, rank.analyses.launches);
   json.key("queue_length");

@@ -30,6 +30,8 @@ RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   rank.operators = compute_operators(trace, rank.steps, options);
   rank.memory = compute_memory_curve(trace, rank.steps, options.top);
   rank.busy_timeline = compute_busy_timeline(trace, rank.steps);
+  rank.code = compute_code_context(trace);
+  rank.modules = compute_module_view(trace, rank.steps, rank.code);
   return rank;
 }
 

@@ -54,6 +54,16 @@ void write_json(JsonWriter& json, const PhasesResult& phases) {
     json.end_object();
   }
   json.end_array();
+  json.key("labels");
+  json.begin_array();
+  for (const LabelledTime& label : phases.labels) {
+    json.begin_object();
+    json.field("name", label.name);
+    json.field("markers", label.markers);
+    json.field_us("mean_host_us_per_step", label.mean_host_ns);
+    json.end_object();
+  }
+  json.end_array();
   json.key("notes");
   json.begin_array();
   for (const std::string& note : phases.notes) json.value(note);

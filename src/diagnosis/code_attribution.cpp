@@ -1,0 +1,50 @@
+#include "diagnosis/code_attribution.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace stepscope {
+
+namespace {
+
+using LocationKey = std::tuple<std::string, std::int64_t, std::string, std::string>;
+
+std::optional<CodeLocation> dominant_location(const Trace& trace, const CodeContext& context,
+                                              const Finding& finding) {
+  const EventTable& e = trace.events;
+  std::map<LocationKey, std::int64_t> weight;
+  for (const Evidence& evidence : finding.evidence) {
+    for (const EventRefs& refs : evidence.events) {
+      const StringId name = trace.strings.find(refs.name);
+      if (name == StringPool::kNotInterned) continue;
+      auto at = std::lower_bound(e.start_ns.begin(), e.start_ns.end(), refs.first_start_ns);
+      for (auto i = static_cast<EventIndex>(at - e.start_ns.begin());
+           i < static_cast<EventIndex>(e.size()) && e.start_ns[i] <= refs.last_end_ns; ++i) {
+        if (e.name[i] != name) continue;
+        CodeLocation location = locate(trace, context, i);
+        if (location.empty()) continue;
+        weight[{std::move(location.file), location.line, std::move(location.function),
+                std::move(location.module_path)}] += std::max<std::int64_t>(e.dur_ns[i], 1);
+      }
+    }
+  }
+  if (weight.empty()) return std::nullopt;
+  const auto best =
+      std::max_element(weight.begin(), weight.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto& [file, line, function, module] = best->first;
+  return CodeLocation{file, line, function, module};
+}
+
+}  // namespace
+
+void attribute_code(const RankAnalyses& rank, std::vector<Finding>& findings) {
+  if (rank.trace == nullptr || rank.code.empty()) return;
+  for (Finding& finding : findings) {
+    finding.code = dominant_location(*rank.trace, rank.code, finding);
+  }
+}
+
+}  // namespace stepscope
