@@ -11,7 +11,19 @@ namespace {
 
 using LocationKey = std::tuple<std::string, std::int64_t, std::string, std::string>;
 
+// The longest event of each name: refs may mark a moment inside their events (an allocation
+// inside an op), so the search starts that much before the refs' first time.
+std::vector<std::int64_t> longest_by_name(const Trace& trace) {
+  std::vector<std::int64_t> longest(trace.strings.size(), 0);
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    std::int64_t& at = longest[trace.events.name[i]];
+    at = std::max(at, trace.events.dur_ns[i]);
+  }
+  return longest;
+}
+
 std::optional<CodeLocation> dominant_location(const Trace& trace, const CodeContext& context,
+                                              const std::vector<std::int64_t>& longest,
                                               const Finding& finding) {
   const EventTable& e = trace.events;
   std::map<LocationKey, std::int64_t> weight;
@@ -19,10 +31,11 @@ std::optional<CodeLocation> dominant_location(const Trace& trace, const CodeCont
     for (const EventRefs& refs : evidence.events) {
       const StringId name = trace.strings.find(refs.name);
       if (name == StringPool::kNotInterned) continue;
-      auto at = std::lower_bound(e.start_ns.begin(), e.start_ns.end(), refs.first_start_ns);
+      auto at = std::lower_bound(e.start_ns.begin(), e.start_ns.end(),
+                                 refs.first_start_ns - longest[name]);
       for (auto i = static_cast<EventIndex>(at - e.start_ns.begin());
            i < static_cast<EventIndex>(e.size()) && e.start_ns[i] <= refs.last_end_ns; ++i) {
-        if (e.name[i] != name) continue;
+        if (e.name[i] != name || e.end_ns(i) < refs.first_start_ns) continue;
         CodeLocation location = locate(trace, context, i);
         if (location.empty()) continue;
         weight[{std::move(location.file), location.line, std::move(location.function),
@@ -42,8 +55,9 @@ std::optional<CodeLocation> dominant_location(const Trace& trace, const CodeCont
 
 void attribute_code(const RankAnalyses& rank, std::vector<Finding>& findings) {
   if (rank.trace == nullptr || rank.code.empty()) return;
+  const std::vector<std::int64_t> longest = longest_by_name(*rank.trace);
   for (Finding& finding : findings) {
-    finding.code = dominant_location(*rank.trace, rank.code, finding);
+    finding.code = dominant_location(*rank.trace, rank.code, longest, finding);
   }
 }
 
