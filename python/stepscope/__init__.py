@@ -28,10 +28,10 @@ from . import _core
 from ._core import TraceError
 
 __all__ = [
+    "CodeLocation",
     "EventRefs",
     "Evidence",
     "ExpectedGain",
-    "CodeLocation",
     "Finding",
     "Mode",
     "Report",
