@@ -66,11 +66,7 @@ def stepscope_command() -> str:
     return command
 
 
-@pytest.fixture(scope="module")
-def diff(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]:
-    folder = tmp_path_factory.mktemp("renamed")
-    before = record(folder / "single.json", delay=SLOW_ITEM_SECONDS, workers=0)
-    after = record(folder / "workers.json", delay=0.0, workers=2)
+def run_diff(before: Path, after: Path) -> tuple[dict[str, Any], str]:
     done = subprocess.run(
         [stepscope_command(), "diff", str(before), str(after), "--json", "-"],
         capture_output=True,
@@ -88,6 +84,23 @@ def diff(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]
     ).stdout
     document: dict[str, Any] = json.loads(done.stdout)
     return document, text
+
+
+@pytest.fixture(scope="module")
+def diff(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]:
+    folder = tmp_path_factory.mktemp("renamed")
+    before = record(folder / "single.json", delay=SLOW_ITEM_SECONDS, workers=0)
+    after = record(folder / "workers.json", delay=0.0, workers=2)
+    return run_diff(before, after)
+
+
+@pytest.fixture(scope="module")
+def fixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]:
+    """The slow loader against the same loop with the delay removed: input-bound resolved."""
+    folder = tmp_path_factory.mktemp("fixed")
+    before = record(folder / "slow.json", delay=SLOW_ITEM_SECONDS, workers=0)
+    after = record(folder / "fixed.json", delay=0.0, workers=0)
+    return run_diff(before, after)
 
 
 def test_renamed_iterator_vanishes_and_appears(diff: tuple[dict[str, Any], str]) -> None:
@@ -108,9 +121,9 @@ def test_renamed_iterator_vanishes_and_appears(diff: tuple[dict[str, Any], str])
 
 
 def test_calibration_of_the_resolved_input_bound_finding(
-    diff: tuple[dict[str, Any], str],
+    fixed: tuple[dict[str, Any], str],
 ) -> None:
-    document, text = diff
+    document, text = fixed
     assert document["step_time"]["verdict"] == "faster"
     resolved = {f["id"] for f in document["findings"]["resolved"]}
     assert "input-bound" in resolved

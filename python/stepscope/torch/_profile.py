@@ -294,6 +294,13 @@ class Profile:
                 f"prefetch, caches, autotuning); start recording later, e.g. wait={self.wait + 3}"
             )
 
+    def step(self) -> None:
+        """Mark the end of a training step (``ProfilerStep#N`` in the trace)."""
+        self.step_seconds.append(time.perf_counter() - self._step_began)
+        self._profiler.step()
+        self.steps_taken += 1
+        self._step_began = time.perf_counter()
+
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
         """Label a part of the step for the trace engine (an annotation ``## name ##``):
