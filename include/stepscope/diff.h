@@ -106,6 +106,21 @@ struct FindingChange {
   std::int64_t likely_gain_after_ns = 0;
 };
 
+// A finding of BEFORE resolved in AFTER: the gain it predicted against the measured change of
+// the mean step time (calibration of the estimate). When several findings were resolved, the
+// measured change belongs to all of them together (`resolved_together`).
+struct Calibration {
+  std::string id;
+  std::int64_t rank = 0;
+  std::int64_t predicted_likely_ns = 0;  // per step, as the before run's diagnosis said
+  std::int64_t predicted_bound_ns = 0;
+  double measured_ns = 0;      // before mean − after mean step time (> 0: faster)
+  double measured_low_ns = 0;  // from the 95 % interval of the ratio
+  double measured_high_ns = 0;
+  double measured_over_predicted = 0;  // measured / predicted likely; 0 when nothing predicted
+  std::size_t resolved_together = 1;
+};
+
 struct RunSide {
   std::string path;
   std::vector<std::int64_t> ranks;
@@ -123,6 +138,10 @@ struct DiffResult {
   // the *_total counts say how many there were before the cut.
   std::vector<OpChange> ops;  // ops on both sides
   std::size_t ops_total = 0;
+  std::vector<OpChange> ops_appeared;  // only after, by self time after (CPU + device)
+  std::size_t ops_appeared_total = 0;
+  std::vector<OpChange> ops_vanished;  // only before, by self time before
+  std::size_t ops_vanished_total = 0;
   std::vector<KernelChange> kernels;  // device activity names on both sides
   std::size_t kernels_total = 0;
   std::vector<KernelChange> kernels_appeared;  // only after, by time after
@@ -132,6 +151,7 @@ struct DiffResult {
   std::vector<FindingChange> findings_resolved;    // before only
   std::vector<FindingChange> findings_introduced;  // after only
   std::vector<FindingChange> findings_persisting;
+  std::vector<Calibration> calibration;  // one per resolved finding, when the verdict is known
   std::vector<std::string> notes;
   int top = 10;
 };

@@ -29,6 +29,7 @@ from ._core import TraceError
 from ._job import JobReport, merge, summarize
 
 __all__ = [
+    "CodeLocation",
     "EventRefs",
     "Evidence",
     "ExpectedGain",
@@ -125,6 +126,28 @@ class ExpectedGain:
 
 
 @dataclass(frozen=True)
+class CodeLocation:
+    """The user's code behind a finding (traces with Python stacks or module hierarchy): the
+    file and line of the first frame outside torch, site-packages and the standard library (the
+    line where that function starts, as PyTorch's tracer records it), and the nn.Module path."""
+
+    file: str | None
+    line: int | None
+    function: str | None
+    module_path: str | None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CodeLocation:
+        line = data.get("line")
+        return cls(
+            file=data.get("file"),
+            line=None if line is None else int(line),
+            function=data.get("function"),
+            module_path=data.get("module_path"),
+        )
+
+
+@dataclass(frozen=True)
 class Finding:
     """One finding of the diagnosis (docs/json-schema.md, ``diagnosis.findings``)."""
 
@@ -137,9 +160,11 @@ class Finding:
     evidence: tuple[Evidence, ...]
     fix: str
     expected_gain: ExpectedGain
+    code: CodeLocation | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        code = data.get("code")
         return cls(
             id=str(data["id"]),
             title=str(data["title"]),
@@ -150,6 +175,7 @@ class Finding:
             evidence=tuple(Evidence.from_dict(item) for item in data["evidence"]),
             fix=str(data["fix"]),
             expected_gain=ExpectedGain.from_dict(data["expected_gain"]),
+            code=None if code is None else CodeLocation.from_dict(code),
         )
 
     def to_dict(self) -> dict[str, Any]:

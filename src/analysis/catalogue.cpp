@@ -68,6 +68,11 @@ std::span<const AnalysisDescription> analysis_catalogue() {
       describe<&R::operators,
                [](const R& r) { return compute_operators(*r.trace, r.steps, r.options); }>(
           "operators", "the key_averages()-like operator table (metrics.md §12)"),
+      describe<&R::code, [](const R& r) { return compute_code_context(*r.trace); }>(
+          "", "Python frames and nn.Modules around each event, for findings and the module view"),
+      describe<&R::modules,
+               [](const R& r) { return compute_module_view(*r.trace, r.steps, r.code); }>(
+          "modules", "time per nn.Module: calls, host and device time, total and self"),
       describe<&R::launches,
                [](const R& r) { return compute_launches(*r.trace, r.steps, r.options); }>(
           "launches", "launch statistics of the launch calls in W (metrics.md §7)"),

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <unordered_set>
 
@@ -218,6 +219,41 @@ void finish_totals(PhasesResult& result) {
   result.mean.step_ns = rounded_mean(result.sum.step_ns, n);
 }
 
+// `## loss ##` → "loss": markers of no phase, named as the user wrote them.
+std::optional<std::string_view> label_of(const Trace& trace, EventIndex i) {
+  if (trace.events.event_class[i] != EventClass::kAnnotation) return std::nullopt;
+  std::string_view name = trace.name_of(i);
+  if (name.size() < 5 || !starts_with(name, "##") || !ends_with(name, "##")) return std::nullopt;
+  if (explicit_marker_phase(name)) return std::nullopt;
+  name = name.substr(2, name.size() - 4);
+  while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  if (name.empty()) return std::nullopt;
+  return name;
+}
+
+std::vector<LabelledTime> labelled_times(const Trace& trace, const IntervalSet& steps,
+                                         std::int64_t kept) {
+  std::map<std::string_view, std::pair<std::int64_t, std::vector<Interval>>> by_name;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    const std::optional<std::string_view> label = label_of(trace, i);
+    if (!label) continue;
+    auto& [count, spans] = by_name[*label];
+    ++count;
+    spans.push_back({trace.events.start_ns[i], trace.events.end_ns(i)});
+  }
+  std::vector<LabelledTime> labels;
+  for (auto& [name, entry] : by_name) {
+    const std::int64_t covered =
+        steps.intersect(IntervalSet::from_unsorted(std::move(entry.second))).measure();
+    labels.push_back({std::string(name), entry.first, (covered + kept / 2) / kept});
+  }
+  std::stable_sort(labels.begin(), labels.end(), [](const LabelledTime& a, const LabelledTime& b) {
+    return a.mean_host_ns > b.mean_host_ns;
+  });
+  return labels;
+}
+
 }  // namespace
 
 std::optional<Phase> phase_of_marker(const Trace& trace, EventIndex event) {
@@ -255,7 +291,9 @@ PhasesResult compute_phases(const Trace& trace, const StepsResult& steps,
     if (phase != kNoPhase) ++result.markers[static_cast<std::size_t>(phase)];
   }
   std::vector<Interval> spans;
+  std::vector<Interval> host_spans;
   for (const Step* step : kept) {
+    host_spans.push_back({step->host_start_ns, step->host_end_ns});
     StepPhases row{step->number, step->start_ns, step->end_ns, {}, false};
     if (step->event != kNoEvent) row.forward_inferred = infer_forward(trace, *step, markers);
     result.steps.push_back(row);
@@ -273,6 +311,8 @@ PhasesResult compute_phases(const Trace& trace, const StepsResult& steps,
     row.times.step_ns = span.length();
   }
   finish_totals(result);
+  result.labels = labelled_times(trace, IntervalSet::from_unsorted(std::move(host_spans)),
+                                 static_cast<std::int64_t>(kept.size()));
   if (!markers.backward_threads.empty()) {
     result.notes.push_back("backward threads: " + std::to_string(markers.backward_threads.size()) +
                            "; their top-level ops count as backward");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "diagnosis/code_attribution.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/rule.h"
 
@@ -62,6 +63,7 @@ Diagnosis diagnose(const RankAnalyses& rank) {
     diagnosis.findings.insert(diagnosis.findings.end(), std::make_move_iterator(found.begin()),
                               std::make_move_iterator(found.end()));
   }
+  attribute_code(rank, diagnosis.findings);
   // A run heading for out-of-memory fails whatever its speed: that comes first, then the
   // findings by the time they promise.
   std::stable_sort(diagnosis.findings.begin(), diagnosis.findings.end(),

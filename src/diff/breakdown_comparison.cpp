@@ -138,11 +138,30 @@ void compare_ops(const Report& before, const Report& after, const DiffOptions& o
   const auto a = op_figures(after);
   for (const auto& [name, fb] : b) {
     const auto found = a.find(name);
-    if (found == a.end()) continue;
+    if (found == a.end()) {
+      // A renamed op (the DataLoader iterator after adding workers) is often the largest change.
+      result.ops_vanished.push_back(
+          {name, true, false, fb.self_cpu_ns, 0, fb.self_device_ns, 0, fb.calls, 0});
+      continue;
+    }
     const OpFigures& fa = found->second;
     result.ops.push_back({name, true, true, fb.self_cpu_ns, fa.self_cpu_ns, fb.self_device_ns,
                           fa.self_device_ns, fb.calls, fa.calls});
   }
+  for (const auto& [name, fa] : a) {
+    if (b.count(name) == 0) {
+      result.ops_appeared.push_back(
+          {name, false, true, 0, fa.self_cpu_ns, 0, fa.self_device_ns, 0, fa.calls});
+    }
+  }
+  sort_and_cut(
+      result.ops_appeared,
+      [](const OpChange& c) { return c.after_self_cpu_ns + c.after_self_device_ns; }, options.top,
+      result.ops_appeared_total);
+  sort_and_cut(
+      result.ops_vanished,
+      [](const OpChange& c) { return c.before_self_cpu_ns + c.before_self_device_ns; }, options.top,
+      result.ops_vanished_total);
   sort_and_cut(
       result.ops,
       [](const OpChange& c) {

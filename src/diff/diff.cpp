@@ -45,6 +45,7 @@ DiffResult diff_reports(const Report& before, const Report& after, const DiffOpt
   diff::compare_ops(before, after, options, result);
   diff::compare_kernels(before, after, options, result);
   diff::compare_findings(before, after, result);
+  diff::calibrate(before, result);
   if (before.ranks.size() != after.ranks.size()) {
     result.notes.push_back("the runs have different rank counts (before " +
                            std::to_string(before.ranks.size()) + ", after " +

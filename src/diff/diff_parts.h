@@ -28,6 +28,8 @@ void compare_kernels(const Report& before, const Report& after, const DiffOption
                      DiffResult& result);
 // Findings by (id, rank): resolved, introduced, persisting.
 void compare_findings(const Report& before, const Report& after, DiffResult& result);
+// For each resolved finding, its predicted gain against the measured step-time change.
+void calibrate(const Report& before, DiffResult& result);
 
 // splitmix64: a small, fast, seedable PRNG (Steele, Lea, Flood 2014).
 class SplitMix64 {

@@ -92,12 +92,9 @@ void write_phases(JsonWriter& json, const DiffResult& r) {
   json.end_object();
 }
 
-void write_ops(JsonWriter& json, const DiffResult& r) {
-  json.begin_object();
-  json.field("total", static_cast<std::uint64_t>(r.ops_total));
-  json.key("rows");
+void write_op_rows(JsonWriter& json, const std::vector<OpChange>& rows) {
   json.begin_array();
-  for (const OpChange& o : r.ops) {
+  for (const OpChange& o : rows) {
     json.begin_object();
     json.field("name", o.name);
     json.field("before_self_cpu_ms_per_step", o.before_self_cpu_ns / kNsPerMs);
@@ -109,7 +106,49 @@ void write_ops(JsonWriter& json, const DiffResult& r) {
     json.end_object();
   }
   json.end_array();
+}
+
+void write_ops(JsonWriter& json, const DiffResult& r) {
+  json.begin_object();
+  json.field("total", static_cast<std::uint64_t>(r.ops_total));
+  json.key("rows");
+  write_op_rows(json, r.ops);
+  // Ops present in one run only (a renamed op shows as one vanished and one appeared).
+  json.key("appeared");
+  json.begin_object();
+  json.field("total", static_cast<std::uint64_t>(r.ops_appeared_total));
+  json.key("rows");
+  write_op_rows(json, r.ops_appeared);
   json.end_object();
+  json.key("vanished");
+  json.begin_object();
+  json.field("total", static_cast<std::uint64_t>(r.ops_vanished_total));
+  json.key("rows");
+  write_op_rows(json, r.ops_vanished);
+  json.end_object();
+  json.end_object();
+}
+
+void write_calibration(JsonWriter& json, const std::vector<Calibration>& rows) {
+  json.begin_array();
+  for (const Calibration& c : rows) {
+    json.begin_object();
+    json.field("id", c.id);
+    json.field("rank", c.rank);
+    json.field("predicted_likely_ms_per_step",
+               static_cast<double>(c.predicted_likely_ns) / kNsPerMs);
+    json.field("predicted_bound_ms_per_step", static_cast<double>(c.predicted_bound_ns) / kNsPerMs);
+    json.field("measured_ms_per_step", c.measured_ns / kNsPerMs);
+    json.key("measured_ms_per_step_ci");
+    json.begin_array();
+    json.value(c.measured_low_ns / kNsPerMs);
+    json.value(c.measured_high_ns / kNsPerMs);
+    json.end_array();
+    json.field("measured_over_predicted", c.measured_over_predicted);
+    json.field("resolved_together", static_cast<std::uint64_t>(c.resolved_together));
+    json.end_object();
+  }
+  json.end_array();
 }
 
 void write_kernel_list(JsonWriter& json, const std::vector<KernelChange>& rows, std::size_t total) {
@@ -188,6 +227,8 @@ std::string render_diff_json(const DiffResult& r) {
   json.key("persisting");
   write_findings(json, r.findings_persisting);
   json.end_object();
+  json.key("calibration");
+  write_calibration(json, r.calibration);
   json.key("notes");
   json.begin_array();
   for (const std::string& note : r.notes) json.value(note);

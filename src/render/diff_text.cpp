@@ -85,6 +85,44 @@ void finding_list(std::string& out, std::string_view title,
   }
 }
 
+// Ops present in one run only: their time in the run that has them.
+void op_list(std::string& out, std::string_view title, const std::vector<OpChange>& rows,
+             std::size_t total, int top, bool before) {
+  if (rows.empty()) return;
+  out += heading(fmt::format("{} ({} of {}, per kept step of the {} run)", title,
+                             std::min<std::size_t>(rows.size(), top), total,
+                             before ? "before" : "after"));
+  TextTable table;
+  table.add_column("op", true);
+  table.add_column("self CPU");
+  table.add_column("self device");
+  table.add_column("calls");
+  for (const OpChange& o : first(rows, top)) {
+    table.add_row({printable(o.name, 70), ms(before ? o.before_self_cpu_ns : o.after_self_cpu_ns),
+                   ms(before ? o.before_self_device_ns : o.after_self_device_ns),
+                   count(before ? o.before_calls : o.after_calls)});
+  }
+  out += table.render();
+}
+
+// One line: what the diagnosis predicted for a resolved finding against what was measured.
+std::string calibration_line(const Calibration& c) {
+  std::string shared;
+  if (c.resolved_together > 1) {
+    shared = fmt::format("; {} findings were resolved together, so the change is theirs jointly",
+                         c.resolved_together);
+  }
+  std::string ratio;
+  if (c.predicted_likely_ns > 0)
+    ratio = fmt::format(" ({:.2f}× the prediction)", c.measured_over_predicted);
+  return fmt::format(
+      "  calibration: {} [rank {}] predicted {}/step likely (up to {}); measured {}/step "
+      "faster{}, 95 % interval {} … {}{}\n",
+      printable(c.id, 40), c.rank, ms(static_cast<double>(c.predicted_likely_ns)),
+      ms(static_cast<double>(c.predicted_bound_ns)), ms(c.measured_ns), ratio,
+      ms(c.measured_low_ns), ms(c.measured_high_ns), shared);
+}
+
 }  // namespace
 
 std::string render_diff_text(const DiffResult& r, int top) {
@@ -138,6 +176,8 @@ std::string render_diff_text(const DiffResult& r, int top) {
     }
     out += table.render();
   }
+  op_list(out, "Ops that appeared", r.ops_appeared, r.ops_appeared_total, top, false);
+  op_list(out, "Ops that vanished", r.ops_vanished, r.ops_vanished_total, top, true);
   kernel_table(out, "Device activities with the largest change", r.kernels, r.kernels_total, top);
   kernel_table(out, "Device activities that appeared", r.kernels_appeared, r.kernels_appeared_total,
                top);
@@ -146,6 +186,7 @@ std::string render_diff_text(const DiffResult& r, int top) {
   finding_list(out, "Findings resolved", r.findings_resolved);
   finding_list(out, "Findings introduced", r.findings_introduced);
   finding_list(out, "Findings persisting", r.findings_persisting);
+  for (const Calibration& c : r.calibration) out += calibration_line(c);
   if (!r.notes.empty()) {
     out += heading("Notes");
     for (const std::string& note : r.notes) out += fmt::format("  {}\n", printable(note, 200));

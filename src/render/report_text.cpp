@@ -11,6 +11,7 @@
 #include "render/terminal/kernel_breakdown_text.h"
 #include "render/terminal/launches_text.h"
 #include "render/terminal/memory_text.h"
+#include "render/terminal/module_view_text.h"
 #include "render/terminal/operators_text.h"
 #include "render/terminal/phases_text.h"
 #include "render/terminal/queue_length_text.h"
@@ -87,6 +88,7 @@ std::string render_text(const Report& report, int top) {
       out += render::render_text(rank.analyses.bandwidth, top);
     }
     out += render::render_text(rank.analyses.operators, top);
+    out += render::render_text(rank.analyses.modules, top);
     out += render::render_text(rank.analyses.launches, top);
     out += render::render_text(rank.analyses.queue_length, top);
     out += render::render_text(rank.analyses.gpu_metrics, top);

@@ -49,6 +49,15 @@ struct StepPhases {
   bool forward_inferred = false;
 };
 
+// A `## name ##` marker whose name is none of the phases (stepscope.torch's prof.phase("loss")),
+// shown under the name as written: the host time its spans cover per kept step. That time also
+// counts in whichever phase holds it (usually `other`).
+struct LabelledTime {
+  std::string name;
+  std::int64_t markers = 0;
+  std::int64_t mean_host_ns = 0;  // per kept step, rounded to the ns
+};
+
 struct PhasesResult {
   Mode mode = Mode::kNative;
   bool applicable = false;
@@ -57,6 +66,7 @@ struct PhasesResult {
   PhaseTimes sum;
   PhaseTimes mean;                                  // sum / kept steps, rounded to the ns
   std::array<std::int64_t, kPhaseCount> markers{};  // marker events found, by phase
+  std::vector<LabelledTime> labels;                 // by host time, largest first
   std::vector<std::string> notes;
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "stepscope/analysis/busy_timeline.h"
+#include "stepscope/analysis/code_location.h"
 #include "stepscope/analysis/collective_bandwidth.h"
 #include "stepscope/analysis/gpu_metrics.h"
 #include "stepscope/analysis/gpu_temporal.h"
@@ -9,6 +10,7 @@
 #include "stepscope/analysis/kernel_breakdown.h"
 #include "stepscope/analysis/launches.h"
 #include "stepscope/analysis/memory_curve.h"
+#include "stepscope/analysis/module_view.h"
 #include "stepscope/analysis/operators.h"
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/queue_length.h"
@@ -35,6 +37,8 @@ struct RankAnalyses {
   OperatorsResult operators;
   MemoryCurveResult memory;
   BusyTimelineResult busy_timeline;
+  CodeContext code;  // Python frames and nn.Modules around each event (empty without them)
+  ModuleViewResult modules;
 };
 
 // Runs every analysis on one rank.

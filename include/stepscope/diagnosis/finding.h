@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "stepscope/analysis/code_location.h"
+
 namespace stepscope {
 
 // Phase two of the method: which kind of bottleneck.
@@ -74,6 +76,9 @@ struct Finding {
   std::vector<Evidence> evidence;
   std::string fix;  // concrete: the arguments or calls to change
   ExpectedGain gain;
+  // The user's file:line and nn.Module behind the evidence events, where the trace has Python
+  // stacks or module hierarchy: the location most of their time comes from (set after the rules).
+  std::optional<CodeLocation> code;
 };
 
 // Severity from the likely saving's share of step time (thresholds in docs/rules.md).

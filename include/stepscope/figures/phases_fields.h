@@ -103,6 +103,22 @@ struct Fields<StepPhases> {
 };
 
 template <>
+struct Fields<LabelledTime> {
+  static constexpr std::string_view kName = "LabelledTime";
+  static std::span<const Field> list() {
+    using T = LabelledTime;
+    using D = Describe<T>;
+    static const Field k[] = {
+        D::field<&T::name>("name", Unit::kNone, "the label as written (prof.phase(name))"),
+        D::field<&T::markers>("markers", Unit::kCount, "marker events with this label"),
+        D::field<&T::mean_host_ns>("mean_host_us_per_step", Unit::kMicrosecondsFromNs,
+                                   "host time its spans cover per kept step"),
+    };
+    return k;
+  }
+};
+
+template <>
 struct Fields<PhasesResult> {
   static constexpr std::string_view kName = "Phases";
   static std::span<const Field> list() {
@@ -120,6 +136,8 @@ struct Fields<PhasesResult> {
         D::field<[](const T& r) -> const PhaseTimes* { return r.applicable ? &r.mean : nullptr; }>(
             "mean_per_step", Unit::kNone, "the mean step; null when not applicable"),
         D::field<&T::steps>("steps", Unit::kNone, "per kept step"),
+        D::field<&T::labels>("labels", Unit::kNone,
+                             "markers named none of the phases, largest host time first"),
         D::field<&T::notes>("notes", Unit::kNone, "how phases were found"),
         D::field<[](const T&) { return std::vector<std::string>{}; }>(
             "quirks", Unit::kNone, "always empty: no peer defines phases"),

@@ -41,7 +41,7 @@ from ._memory import (
     estimate_training_memory,
     memory_phases,
 )
-from ._profile import Profile, profile
+from ._profile import Profile, ProfileOverhead, ProfileTooShortError, ProfileWarning, profile
 from ._results import Conditions, MeasurementWarning, Stats
 
 __all__ = [
@@ -57,6 +57,9 @@ __all__ = [
     "Monitor",
     "PhaseMemory",
     "Profile",
+    "ProfileOverhead",
+    "ProfileTooShortError",
+    "ProfileWarning",
     "Stats",
     "StepTiming",
     "benchmark",

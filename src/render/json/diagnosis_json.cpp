@@ -1,5 +1,7 @@
 #include "render/json/diagnosis_json.h"
 
+#include "render/json/module_view_json.h"
+
 namespace stepscope::render {
 
 namespace {
@@ -54,6 +56,12 @@ void write_json(JsonWriter& json, const Finding& finding) {
   json.field("fix", finding.fix);
   json.key("expected_gain");
   write_gain(json, finding.gain);
+  json.key("code");
+  if (finding.code) {
+    write_json(json, *finding.code);
+  } else {
+    json.null();
+  }
   json.end_object();
 }
 

@@ -18,6 +18,20 @@ std::string describe_refs(const EventRefs& refs) {
                      printable(refs.name, 70), steps);
 }
 
+// `train.py:42 in forward · module Net_0/Block_1`.
+std::string describe_code(const CodeLocation& code) {
+  std::string out;
+  if (!code.file.empty()) {
+    out = fmt::format("{}:{} in {}", printable(code.file, 100), code.line,
+                      printable(code.function, 60));
+  }
+  if (!code.module_path.empty()) {
+    if (!out.empty()) out += " · ";
+    out += "module " + printable(code.module_path, 120);
+  }
+  return out;
+}
+
 std::string render_finding(const Finding& finding, std::size_t index) {
   std::string out = fmt::format("  {}. [{}] {} ({}, {})\n", index, to_string(finding.severity),
                                 printable(finding.title, 120), to_string(finding.bottleneck),
@@ -30,6 +44,7 @@ std::string render_finding(const Finding& finding, std::size_t index) {
     }
   }
   out += fmt::format("     fix: {}\n", printable(finding.fix, 400));
+  if (finding.code) out += fmt::format("     code: {}\n", describe_code(*finding.code));
   out += fmt::format(
       "     expected gain: {} per step likely ({}), up to {} ({})\n",
       format_duration(finding.gain.likely_ns), format_percent(finding.gain.likely_share),

@@ -54,6 +54,11 @@ std::string render_text(const PhasesResult& phases, int top) {
   }
   out += table.render();
   out += step_table(phases, top);
+  for (const LabelledTime& label : phases.labels) {
+    out += fmt::format("  label \"{}\": {} host time per kept step ({} markers)\n",
+                       printable(label.name, 60), format_duration(label.mean_host_ns),
+                       format_count(static_cast<std::uint64_t>(label.markers)));
+  }
   for (const std::string& note : phases.notes) out += "  note: " + printable(note, 200) + "\n";
   return out;
 }
