@@ -35,8 +35,9 @@ Result<std::unique_ptr<AtomicOutputFile>> AtomicOutputFile::create(const std::st
   std::string temporary = path + ".tmp." + std::to_string(::getpid());
   gzFile file = gzopen(temporary.c_str(), open_mode(compression));
   if (file == nullptr) {
-    Error error = make_error(std::string("cannot create the output file: ") +
-                             (errno != 0 ? std::strerror(errno) : "out of memory"));
+    Error error =
+        make_error(ErrorKind::kIo, std::string("cannot create the output file: ") +
+                                       (errno != 0 ? std::strerror(errno) : "out of memory"));
     error.file = path;
     return error;
   }
@@ -58,7 +59,7 @@ void AtomicOutputFile::discard() {
 }
 
 Error AtomicOutputFile::error(const std::string& what) const {
-  Error out = make_error(what);
+  Error out = make_error(ErrorKind::kIo, what);
   out.file = path_;
   return out;
 }

@@ -34,7 +34,8 @@ class FileSource final : public ByteSource {
   Result<std::size_t> read(char* destination, std::size_t capacity) override {
     const std::size_t got = std::fread(destination, 1, capacity, file_.get());
     if (got == 0 && std::ferror(file_.get())) {
-      return make_error(std::string("read failed: ") + std::strerror(errno), consumed_);
+      return make_error(ErrorKind::kIo, std::string("read failed: ") + std::strerror(errno),
+                        consumed_);
     }
     consumed_ += got;
     return got;
@@ -63,7 +64,8 @@ class GzipSource final : public ByteSource {
     if (!initialised_) {
       stream_ = z_stream{};
       // 16 + MAX_WBITS: expect a gzip header and check its CRC and length trailer.
-      if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) return make_error("zlib init failed");
+      if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK)
+        return make_error(ErrorKind::kLimitExceeded, "zlib init failed (out of memory)");
       initialised_ = true;
     }
     stream_.next_out = reinterpret_cast<Bytef*>(destination);
@@ -74,7 +76,8 @@ class GzipSource final : public ByteSource {
           finished_ = true;  // clean end after the last member
           break;
         }
-        return make_error("truncated gzip stream: the file ends inside compressed data",
+        return make_error(ErrorKind::kNotJson,
+                          "truncated gzip stream: the file ends inside compressed data",
                           decompressed_ + produced(capacity));
       }
       member_started_ = true;
@@ -86,7 +89,7 @@ class GzipSource final : public ByteSource {
         continue;  // needs more input
       } else if (status != Z_OK) {
         const char* why = stream_.msg != nullptr ? stream_.msg : "unknown error";
-        return make_error(std::string("corrupt gzip data: ") + why,
+        return make_error(ErrorKind::kNotJson, std::string("corrupt gzip data: ") + why,
                           decompressed_ + produced(capacity));
       }
     }
@@ -151,12 +154,14 @@ class IsalGzipSource final : public ByteSource {
         continue;
       }
       if (state.avail_in == 0 && !refill()) {
-        return make_error("truncated gzip stream: the file ends inside compressed data",
+        return make_error(ErrorKind::kNotJson,
+                          "truncated gzip stream: the file ends inside compressed data",
                           decompressed_ + (requested - state.avail_out));
       }
       const int status = isal_inflate(&state);
       if (status < 0) {
-        return make_error(std::string("corrupt gzip data: ") + describe(status),
+        return make_error(ErrorKind::kNotJson,
+                          std::string("corrupt gzip data: ") + describe(status),
                           decompressed_ + (requested - state.avail_out));
       }
     }
@@ -232,7 +237,7 @@ class MemorySource final : public ByteSource {
 
 Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path) {
   FilePtr file(std::fopen(path.c_str(), "rb"));
-  if (!file) return make_error(std::string("cannot open: ") + std::strerror(errno));
+  if (!file) return make_error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
   const std::uint64_t size = file_size(file.get());
   unsigned char magic[2] = {0, 0};
   const std::size_t got = std::fread(magic, 1, 2, file.get());

@@ -45,7 +45,7 @@ int shell_exit_status(int wait_status) {
 }
 
 Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv) {
-  if (argv.empty()) return make_error("no command to run");
+  if (argv.empty()) return make_error(ErrorKind::kBadOption, "no command to run");
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -63,7 +63,8 @@ Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv) {
   posix_spawnattr_destroy(&attributes);
   if (failed != 0) {
     pthread_sigmask(SIG_SETMASK, &saved, nullptr);
-    Error error = make_error("cannot run '" + argv[0] + "': " + std::strerror(failed));
+    Error error =
+        make_error(ErrorKind::kIo, "cannot run '" + argv[0] + "': " + std::strerror(failed));
     error.file = argv[0];
     return error;
   }

@@ -39,9 +39,7 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
   ReportPtr report(new Report);
   report->request = request;
   const auto load_start = std::chrono::steady_clock::now();
-  Result<TraceSet> traces = load_traces(request.path, request.load);
-  if (!traces) return std::move(traces).error();
-  report->traces = std::move(traces).value();
+  STEPSCOPE_ASSIGN_OR_RETURN(report->traces, load_traces(request.path, request.load));
   report->load_seconds = seconds_since(load_start);
   const auto analysis_start = std::chrono::steady_clock::now();
   for (const Trace& trace : report->traces.ranks) {

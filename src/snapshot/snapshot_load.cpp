@@ -53,9 +53,9 @@ Result<MemorySnapshot> read_snapshot(io::ByteSource& source, const std::string& 
 
 Result<MemorySnapshot> load_memory_snapshot(const std::string& path,
                                             const ProgressCallback& progress) {
-  Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(path);
-  if (!source) return std::move(source).error();
-  ReportingSource reporting(**source, progress);
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::unique_ptr<io::ByteSource> source,
+                             io::open_byte_source(path));
+  ReportingSource reporting(*source, progress);
   return read_snapshot(reporting, path);
 }
 

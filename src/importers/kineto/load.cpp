@@ -69,10 +69,10 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   };
   if (!status) return fail(std::move(status).error());
   if (!splitter.top_level().saw_trace_events) {
-    return fail(make_error(explain_not_a_trace(splitter.top_level())));
+    return fail(make_error(ErrorKind::kNotTrace, explain_not_a_trace(splitter.top_level())));
   }
   if (trace.stats.events_seen == 0)
-    return fail(make_error("empty trace: traceEvents has no events"));
+    return fail(make_error(ErrorKind::kNotTrace, "empty trace: traceEvents has no events"));
   if (Status s = builder.finish(splitter.top_level()); !s) return fail(std::move(s).error());
   trace.stats.input_bytes = splitter.bytes_read();
   if (trace.distributed.rank >= 0) {
@@ -109,13 +109,14 @@ Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options)
     if (entry.is_regular_file() && looks_like_trace_file(entry.path())) files.push_back(entry);
   }
   if (walk_error) {
-    Error error = make_error("cannot list the folder: " + walk_error.message());
+    Error error = make_error(ErrorKind::kIo, "cannot list the folder: " + walk_error.message());
     error.file = folder.string();
     return error;
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {
-    Error error = make_error("no trace files (*.json, *.json.gz) in this folder");
+    Error error =
+        make_error(ErrorKind::kNotTrace, "no trace files (*.json, *.json.gz) in this folder");
     error.file = folder.string();
     return error;
   }
@@ -156,7 +157,8 @@ Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options)
     }
   }
   if (set.ranks.empty()) {
-    Error error = make_error(options.rank ? "no trace of rank " + std::to_string(*options.rank)
+    Error error = make_error(options.rank ? ErrorKind::kBadOption : ErrorKind::kNotTrace,
+                             options.rank ? "no trace of rank " + std::to_string(*options.rank)
                                           : "no loadable trace in this folder");
     error.file = folder.string();
     return error;
@@ -187,20 +189,20 @@ Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options
   std::error_code error_code;
   if (fs::is_directory(path, error_code)) return load_folder(path, options);
   if (!fs::exists(path, error_code)) {
-    Error error = make_error("no such file or folder");
+    Error error = make_error(ErrorKind::kIo, "no such file or folder");
     error.file = path;
     return error;
   }
-  Result<Trace> trace = load_trace_file(path, options);
-  if (!trace) return std::move(trace).error();
+  STEPSCOPE_ASSIGN_OR_RETURN(Trace trace, load_trace_file(path, options));
   TraceSet set;
-  if (options.rank && trace->rank != *options.rank) {
-    Error error = make_error("the trace is rank " + std::to_string(trace->rank) + ", not " +
-                             std::to_string(*options.rank));
+  if (options.rank && trace.rank != *options.rank) {
+    Error error =
+        make_error(ErrorKind::kBadOption, "the trace is rank " + std::to_string(trace.rank) +
+                                              ", not " + std::to_string(*options.rank));
     error.file = path;
     return error;
   }
-  set.ranks.push_back(std::move(trace).value());
+  set.ranks.push_back(std::move(trace));
   return set;
 }
 

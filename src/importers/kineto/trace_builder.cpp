@@ -33,9 +33,10 @@ void keep_where(std::vector<T>& column, const std::vector<bool>& keep) {
 Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_view field) {
   std::optional<std::int64_t> ns = microseconds_literal_to_ns(literal);
   if (!ns) {
-    return make_error("field \"" + std::string(field) + "\": number " +
-                      std::string(literal.substr(0, 40)) + (literal.size() > 40 ? "..." : "") +
-                      " is out of range for a time in microseconds");
+    return make_error(ErrorKind::kNotTrace, "field \"" + std::string(field) + "\": number " +
+                                                std::string(literal.substr(0, 40)) +
+                                                (literal.size() > 40 ? "..." : "") +
+                                                " is out of range for a time in microseconds");
   }
   return *ns;
 }
@@ -89,9 +90,7 @@ Status TraceBuilder::add(const RawEvent& event) {
   ++stats.events_seen;
   std::int64_t time_ns = 0;
   if (event.has_ts) {
-    Result<std::int64_t> parsed = time_literal_to_ns(event.ts_literal, "ts");
-    if (!parsed) return std::move(parsed).error();
-    time_ns = *parsed;
+    STEPSCOPE_ASSIGN_OR_RETURN(time_ns, time_literal_to_ns(event.ts_literal, "ts"));
     if (!is_integer_literal(event.ts_literal)) stats.any_fractional_ts_literal = true;
   } else {
     stats.any_event_without_ts = true;
@@ -102,14 +101,14 @@ Status TraceBuilder::add(const RawEvent& event) {
         ++stats.invalid_complete_events;
         return Done{};
       }
-      Result<std::int64_t> dur = time_literal_to_ns(event.dur_literal, "dur");
-      if (!dur) return std::move(dur).error();
-      if (*dur < 0) {
+      STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t dur,
+                                 time_literal_to_ns(event.dur_literal, "dur"));
+      if (dur < 0) {
         ++stats.invalid_complete_events;
         return Done{};
       }
       ++stats.complete_events;
-      return add_complete(event, time_ns, *dur);
+      return add_complete(event, time_ns, dur);
     }
     case 'B': {
       if (!event.has_ts) {
@@ -117,7 +116,7 @@ Status TraceBuilder::add(const RawEvent& event) {
         return Done{};
       }
       const auto index = static_cast<EventIndex>(trace_.events.size());
-      if (Status s = add_complete(event, time_ns, -1); !s) return s;
+      STEPSCOPE_TRY(add_complete(event, time_ns, -1));
       open_begins_[trace_.events.thread.back()].push_back(index);
       return Done{};
     }
@@ -162,7 +161,7 @@ Status TraceBuilder::add(const RawEvent& event) {
       ++stats.async_events;
       return Done{};
     case 0:
-      return make_error("event has no \"ph\" (phase) field");
+      return make_error(ErrorKind::kNotTrace, "event has no \"ph\" (phase) field");
     default:
       ++stats.other_phase_events;
       return Done{};
@@ -334,11 +333,12 @@ Status read_device_properties(const std::string& raw, std::vector<DeviceProperti
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto code = parser.parse(raw).get(root)) {
-    return make_error(std::string("deviceProperties is not valid JSON: ") +
-                      simdjson::error_message(code));
+    return make_error(ErrorKind::kNotJson, std::string("deviceProperties is not valid JSON: ") +
+                                               simdjson::error_message(code));
   }
   simdjson::dom::array devices;
-  if (root.get_array().get(devices)) return make_error("deviceProperties is not an array");
+  if (root.get_array().get(devices))
+    return make_error(ErrorKind::kNotTrace, "deviceProperties is not an array");
   for (simdjson::dom::element device : devices) {
     if (!device.is_object()) continue;
     DeviceProperties properties;
@@ -361,8 +361,8 @@ Status read_distributed_info(const std::string& raw, DistributedInfo& out) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto code = parser.parse(raw).get(root)) {
-    return make_error(std::string("distributedInfo is not valid JSON: ") +
-                      simdjson::error_message(code));
+    return make_error(ErrorKind::kNotJson, std::string("distributedInfo is not valid JSON: ") +
+                                               simdjson::error_message(code));
   }
   if (!root.is_object()) return Done{};  // `null` or other: no information
   std::string_view backend;
@@ -383,7 +383,7 @@ std::int64_t scalar_integer(const std::string& raw) {
 }  // namespace
 
 Status TraceBuilder::finish(const TopLevelFields& top_level) {
-  if (Status s = read_device_properties(top_level.device_properties, trace_.devices); !s) return s;
+  STEPSCOPE_TRY(read_device_properties(top_level.device_properties, trace_.devices));
   if (Status s = read_distributed_info(top_level.distributed_info, trace_.distributed); !s) {
     return s;
   }
