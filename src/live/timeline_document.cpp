@@ -572,7 +572,7 @@ Result<MonitorTimelineDocument> Parser::run(const simdjson::padded_string& json)
 
 }  // namespace
 
-const Distribution* MonitorTimelineDocument::distribution(std::string_view name) const {
+const Distribution* MonitorTimelineDocument::distribution(std::string_view name) const& {
   for (const auto& [key, d] : distributions) {
     if (key == name) return &d;
   }

@@ -1,5 +1,5 @@
 // The compact terminal report of `stepscope analyze`.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/diagnosis_text.h"

@@ -13,8 +13,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
-  RankAnalyses rank;
-  rank.trace = &trace;
+  RankAnalyses rank{.trace = TraceRef(trace)};
   rank.options = options;
   rank.steps = find_steps(trace, options);
   rank.step_time = step_time_statistics(rank.steps);

@@ -1,6 +1,6 @@
 #include "snapshot/pickle_machine.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <array>
 #include <bit>

@@ -1,6 +1,6 @@
 #include "snapshot/snapshot_builder.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <cassert>
 #include <cstring>

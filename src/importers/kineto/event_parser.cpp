@@ -158,7 +158,7 @@ Status read_triple(od::value value, std::string_view field, std::int32_t (&out)[
   } while (false)
 
 // `stream` is an integer in CUDA traces and a string such as "0x0" in ROCm runtime calls,
-// which carries no stream we can use (metrics.md §0.4).
+// which carries no stream we can use (docs/metrics/00-conventions-for-every-figure.md §0.4).
 Status read_stream(od::value value, RawEvent& out) {
   od::json_type type;
   if (auto code = value.type().get(type)) return simdjson_failure("args.stream", code);

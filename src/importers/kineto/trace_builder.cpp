@@ -213,7 +213,9 @@ EventClass TraceBuilder::class_of_category(StringId id, std::string_view categor
 }
 
 void TraceBuilder::add_memory(const RawEvent& event, std::int64_t time_ns) {
-  if (!event.memory.has_address) return;  // PyTorch < 1.10 records: ignored (metrics.md §11)
+  if (!event.memory.has_address)
+    return;  // PyTorch < 1.10 records: ignored (docs/metrics/11-memory-curve-from-memory-events.md
+             // §11)
   ++trace_.stats.memory_events;
   MemoryTable& memory = trace_.memory;
   memory.time_ns.push_back(time_ns);
