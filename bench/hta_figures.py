@@ -49,7 +49,7 @@ cutoff counts, queue samples/mean/max):
 * queue-length means differ by at most 0.4 % elsewhere too (df_index_resolver
   stream 7 8.094 vs 8.095, nccl_parser_config stream 7 0.815 vs 0.814,
   negative_queue_length_values_check streams 7 and 27 656.680 vs 656.681 and
-  3.571 vs 3.574): the unstable tie order of metrics.md §8 (tolerance 2 %).
+  3.571 vs 3.574): the unstable tie order of docs/metrics/08-hta-queue-length-summary.md §8 (tolerance 2 %).
 * Everything else matches exactly, on every reference trace.  On the traces
   without GPU activity (cpu_only, cupti_profiler, rank_*, distributed_info_*)
   0.5.0 fails like 0.6.1 (temporal IndexError, idle "No objects to

@@ -1,8 +1,12 @@
 #include "diff_command.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
-#include "progress.h"
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common.h"
 #include "stepscope/diff.h"
 #include "stepscope/output_check.h"
 #include "stepscope/report.h"
@@ -11,37 +15,18 @@ namespace stepscope::cli {
 
 namespace {
 
-constexpr int kExitBadInput = 2;
-
-int fail(const std::string& message) {
-  fmt::print(stderr, "stepscope: error: {}\n", message);
-  return kExitBadInput;
-}
-
-}  // namespace
-
-void add_diff_command(CLI::App& app, DiffArguments& a) {
-  CLI::App* command = app.add_subcommand(
-      "diff",
-      "Compare two runs (trace files or folders): step time with a confidence interval, "
-      "and what changed per phase, op, kernel and finding");
-  command->add_option("BEFORE", a.before, "trace file or folder of the run before")->required();
-  command->add_option("AFTER", a.after, "trace file or folder of the run after")->required();
-  command->add_option("--json", a.json_output,
-                      "write the comparison as JSON to FILE ('-': stdout)");
-  command->add_option("--html", a.html_output,
-                      "write the comparison as a self-contained HTML page");
-  command->add_option("--rank", a.rank, "compare only this rank");
-  command->add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
-  command
-      ->add_option("--fail-if-slower", a.fail_if_slower,
-                   "exit 3 when the after run is slower than PCT % with 95 % confidence")
-      ->check(CLI::Range(0.0, 1e9));
-  command->add_option("--seed", a.seed, "bootstrap seed (same seed, same interval)");
-  command->add_option("--resamples", a.resamples, "bootstrap resamples")
-      ->check(CLI::Range(100, 1000000));
-  command->add_flag("-q,--quiet", a.quiet, "no progress and no terminal report");
-}
+struct DiffArguments {
+  std::string before;
+  std::string after;
+  AnalysisArguments analysis;  // applied to both sides
+  std::string json_output;     // "" none, "-" stdout
+  std::string html_output;     // "" none
+  int top = 10;
+  bool quiet = false;
+  std::optional<double> fail_if_slower;  // percent
+  std::uint64_t seed = 1;
+  int resamples = 10000;
+};
 
 int run_diff(const DiffArguments& a) {
   if (Status s = check_output_paths({a.before, a.after},
@@ -52,27 +37,22 @@ int run_diff(const DiffArguments& a) {
   DiffRequest request;
   request.before = a.before;
   request.after = a.after;
-  request.analysis.top = a.top;
-  request.load.rank = a.rank;
+  if (Status s = apply_analysis_options(a.analysis, a.top, request.analysis, request.load); !s) {
+    return fail(s.error());
+  }
   request.top = a.top;
   request.seed = a.seed;
   request.resamples = a.resamples;
-  Progress progress(!a.quiet && stderr_is_terminal(), "loading");
-  request.load.progress = [&progress](std::uint64_t done, std::uint64_t total) {
-    progress.update(done, total);
-  };
+  LoadProgress progress(a.quiet, "loading");
+  request.load.progress = progress.callback();
   Result<DiffResult> result = compare_runs(request);
   progress.finish();
-  if (!result) return fail(result.error().describe());
-  if (!a.html_output.empty()) {
-    if (Status s = write_output_file(a.html_output, render_diff_html(*result)); !s) {
-      return fail(s.error().describe());
-    }
+  if (!result) return fail(result.error());
+  if (!a.html_output.empty() && !write_output(a.html_output, render_diff_html(*result))) {
+    return kExitBadInput;
   }
-  if (!a.json_output.empty()) {
-    if (Status s = write_output_file(a.json_output, render_diff_json(*result)); !s) {
-      return fail(s.error().describe());
-    }
+  if (!a.json_output.empty() && !write_output(a.json_output, render_diff_json(*result))) {
+    return kExitBadInput;
   }
   if (!a.quiet && a.json_output != "-") fmt::print("{}", render_diff_text(*result, a.top));
   if (a.fail_if_slower && slower_beyond(*result, *a.fail_if_slower)) {
@@ -84,7 +64,43 @@ int run_diff(const DiffArguments& a) {
                (s.ratio_high - 1) * 100);
     return kExitSlower;
   }
-  return 0;
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_diff_command(CLI::App& app, int& exit_status) {
+  auto a = std::make_shared<DiffArguments>();
+  CLI::App* command = app.add_subcommand(
+      "diff",
+      "Compare two runs (trace files or folders): step time with a confidence interval, "
+      "and what changed per phase, op, kernel and finding");
+  command->add_option("BEFORE", a->before, "trace file or folder of the run before")->required();
+  command->add_option("AFTER", a->after, "trace file or folder of the run after")->required();
+  add_analysis_options(*command, a->analysis);
+  add_top_option(*command, a->top);
+  add_json_option(*command, a->json_output, "the comparison");
+  command
+      ->add_option("--html", a->html_output, "write the comparison as a self-contained HTML page")
+      ->type_name("FILE");
+  command
+      ->add_option("--fail-if-slower", a->fail_if_slower,
+                   "exit 3 when the after run is slower than PCT % with 95 % confidence")
+      ->type_name("PCT")
+      ->check(CLI::Range(0.0, 1e9));
+  command->add_option("--seed", a->seed, "bootstrap seed (same seed, same interval)")
+      ->capture_default_str();
+  command->add_option("--resamples", a->resamples, "bootstrap resamples")
+      ->check(CLI::Range(100, 1000000))
+      ->capture_default_str();
+  add_quiet_flag(*command, a->quiet, "no progress and no terminal report");
+  command->footer(
+      "Examples:\n"
+      "  stepscope diff before.json.gz after.json.gz\n"
+      "  stepscope diff runs/before/ runs/after/ --steps 3:20 --html diff.html\n"
+      "  stepscope diff before.json after.json -q --fail-if-slower 5   # exit 3 in CI\n"
+      "Exit status: 0 done, 2 bad input, 3 slower beyond --fail-if-slower.");
+  command->callback([a, &exit_status] { exit_status = run_diff(*a); });
 }
 
 }  // namespace stepscope::cli

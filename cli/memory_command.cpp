@@ -1,62 +1,66 @@
 #include "memory_command.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <chrono>
+#include <memory>
+#include <string>
 
-#include "progress.h"
+#include "common.h"
 #include "stepscope/output_check.h"
-#include "stepscope/report.h"
 #include "stepscope/snapshot_report.h"
 
 namespace stepscope::cli {
 
 namespace {
 
+struct MemoryArguments {
+  std::string path;
+  std::string json_output;  // "" none, "-" stdout
+  int top = 10;
+  bool quiet = false;
+};
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
-
-void add_memory_command(CLI::App& app, MemoryArguments& a) {
-  CLI::App* command = app.add_subcommand(
-      "memory",
-      "Analyze a CUDA memory snapshot (torch.cuda.memory._dump_snapshot(), .pickle or .gz)");
-  command->add_option("SNAPSHOT", a.path, "snapshot file")->required();
-  command->add_option("--json", a.json_output, "write every figure as JSON to FILE ('-': stdout)");
-  command->add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
-  command->add_flag("-q,--quiet", a.quiet, "no progress and no terminal report");
-}
-
 int run_memory(const MemoryArguments& a) {
-  if (Status s = check_output_paths({a.path}, {{"--json", a.json_output}}); !s) {
-    fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-    return 2;
-  }
+  if (Status s = check_output_paths({a.path}, {{"--json", a.json_output}}); !s)
+    return fail(s.error());
   const auto load_start = std::chrono::steady_clock::now();
-  Progress progress(!a.quiet && stderr_is_terminal(), "reading");
-  Result<MemorySnapshot> snapshot = load_memory_snapshot(
-      a.path,
-      [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); });
+  LoadProgress progress(a.quiet, "reading");
+  Result<MemorySnapshot> snapshot = load_memory_snapshot(a.path, progress.callback());
   progress.finish();
-  if (!snapshot) {
-    fmt::print(stderr, "stepscope: error: {}\n", snapshot.error().describe());
-    return 2;
-  }
+  if (!snapshot) return fail(snapshot.error());
   const double load_seconds = seconds_since(load_start);
   const auto analysis_start = std::chrono::steady_clock::now();
   SnapshotReport report = analyze_memory_snapshot(*snapshot, a.top);
   report.load_seconds = load_seconds;
   report.analysis_seconds = seconds_since(analysis_start);
-  if (!a.json_output.empty()) {
-    if (Status s = write_output_file(a.json_output, render_snapshot_json(report, a.top)); !s) {
-      fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-      return 2;
-    }
+  if (!a.json_output.empty() && !write_output(a.json_output, render_snapshot_json(report, a.top))) {
+    return kExitBadInput;
   }
   if (!a.quiet && a.json_output != "-") fmt::print("{}", render_snapshot_text(report, a.top));
-  return 0;
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_memory_command(CLI::App& app, int& exit_status) {
+  auto a = std::make_shared<MemoryArguments>();
+  CLI::App* command = app.add_subcommand(
+      "memory",
+      "Analyze a CUDA memory snapshot (torch.cuda.memory._dump_snapshot(), .pickle or .gz)");
+  command->add_option("SNAPSHOT", a->path, "snapshot file")->required();
+  add_top_option(*command, a->top);
+  add_json_option(*command, a->json_output, "every figure");
+  add_quiet_flag(*command, a->quiet, "no progress and no terminal report");
+  command->footer(
+      "Examples:\n"
+      "  stepscope memory snapshot.pickle\n"
+      "  stepscope memory snapshot.pickle --top 20 --json memory.json");
+  command->callback([a, &exit_status] { exit_status = run_memory(*a); });
 }
 
 }  // namespace stepscope::cli

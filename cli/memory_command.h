@@ -3,18 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <string>
-
 namespace stepscope::cli {
 
-struct MemoryArguments {
-  std::string path;
-  std::string json_output;  // "" none, "-" stdout
-  int top = 10;
-  bool quiet = false;
-};
-
-void add_memory_command(CLI::App& app, MemoryArguments& arguments);
-int run_memory(const MemoryArguments& arguments);
+// Adds the subcommand; when it is chosen, its run's exit status lands in `exit_status`.
+void register_memory_command(CLI::App& app, int& exit_status);
 
 }  // namespace stepscope::cli

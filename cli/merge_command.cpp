@@ -1,63 +1,87 @@
 #include "merge_command.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
+#include <cstdint>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "common.h"
 #include "stepscope/job/job_report.h"
-#include "stepscope/report.h"
+#include "stepscope/output_check.h"
 
 namespace stepscope::cli {
 
-void add_merge_command(CLI::App& app, MergeArguments& a) {
-  CLI::App* command = app.add_subcommand(
-      "merge", "The job report from rank summaries written by `stepscope summarize`");
-  command->add_option("SUMMARY", a.summaries, "summary files, one per rank")->required();
-  command->add_option("--json", a.json_output, "write the job as JSON to FILE ('-': stdout)");
-  command->add_option("--html", a.html_output, "write the job as an HTML page to FILE");
-  command->add_option("--run", a.run, "several runs among the summaries: analyse run N");
-  command->add_option("--top", a.top, "rows in top-N tables")->check(CLI::Range(1, 100000));
-  command->add_flag("-q,--quiet", a.quiet, "no terminal report");
-}
+namespace {
 
-bool read_summaries(const std::vector<std::string>& paths, std::vector<std::string>& texts) {
+struct MergeArguments {
+  std::vector<std::string> summaries;
+  std::string json_output;  // "" none, "-" stdout
+  std::string html_output;  // "" none
+  std::optional<std::int64_t> run;
+  int top = 10;
+  bool quiet = false;
+};
+
+Result<std::vector<std::string>> read_summaries(const std::vector<std::string>& paths) {
+  std::vector<std::string> texts;
   for (const std::string& path : paths) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      fmt::print(stderr, "stepscope: error: {}: cannot open the summary\n", path);
-      return false;
+      Error error = make_error(ErrorKind::kIo, "cannot open the summary");
+      error.file = path;
+      return error;
     }
     std::ostringstream text;
     text << in.rdbuf();
     texts.push_back(text.str());
   }
-  return true;
+  return texts;
 }
 
 int run_merge(const MergeArguments& a) {
-  std::vector<std::string> texts;
-  if (!read_summaries(a.summaries, texts)) return 2;
+  if (Status s =
+          check_output_paths(a.summaries, {{"--json", a.json_output}, {"--html", a.html_output}});
+      !s) {
+    return fail(s.error());
+  }
+  Result<std::vector<std::string>> texts = read_summaries(a.summaries);
+  if (!texts) return fail(texts.error());
   Result<job::JobAnalysis> merged =
-      job::merge_summaries(texts, a.summaries, job::JobOptions{a.run});
-  if (!merged) {
-    fmt::print(stderr, "stepscope: error: {}\n", merged.error().describe());
-    return 2;
+      job::merge_summaries(*texts, a.summaries, job::JobOptions{a.run});
+  if (!merged) return fail(merged.error());
+  if (!a.json_output.empty() && !write_output(a.json_output, job::render_job_json(*merged))) {
+    return kExitBadInput;
   }
-  if (!a.json_output.empty()) {
-    if (Status s = write_output_file(a.json_output, job::render_job_json(*merged)); !s) {
-      fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-      return 2;
-    }
-  }
-  if (!a.html_output.empty()) {
-    if (Status s = write_output_file(a.html_output, job::render_job_html(*merged)); !s) {
-      fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-      return 2;
-    }
+  if (!a.html_output.empty() && !write_output(a.html_output, job::render_job_html(*merged))) {
+    return kExitBadInput;
   }
   if (!a.quiet && a.json_output != "-") fmt::print("{}", job::render_job_text(*merged, a.top));
-  return 0;
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_merge_command(CLI::App& app, int& exit_status) {
+  auto a = std::make_shared<MergeArguments>();
+  CLI::App* command = app.add_subcommand(
+      "merge", "The job report from rank summaries written by `stepscope summarize`");
+  command->add_option("SUMMARY", a->summaries, "summary files, one per rank")->required();
+  add_json_option(*command, a->json_output, "the job");
+  command->add_option("--html", a->html_output, "write the job as an HTML page to FILE")
+      ->type_name("FILE");
+  command->add_option("--run", a->run, "several runs among the summaries: analyse run N");
+  add_top_option(*command, a->top);
+  add_quiet_flag(*command, a->quiet, "no terminal report");
+  command->footer(
+      "Examples:\n"
+      "  stepscope merge summaries/*.summary.json\n"
+      "  stepscope merge summaries/*.summary.json --json job.json --html job.html -q");
+  command->callback([a, &exit_status] { exit_status = run_merge(*a); });
 }
 
 }  // namespace stepscope::cli

@@ -1,13 +1,16 @@
 #include "monitor_command.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <charconv>
 #include <cmath>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
-#include "progress.h"
+#include "common.h"
 #include "stepscope/live/child_process.h"
 #include "stepscope/live/monitor.h"
 #include "stepscope/output_check.h"
@@ -17,7 +20,15 @@ namespace stepscope::cli {
 
 namespace {
 
-constexpr int kExitBadInput = 2;
+struct MonitorArguments {
+  std::string interval = "100ms";
+  std::string json_output;  // the timeline as JSON; "" none
+  std::string csv_output;   // the samples as CSV; "" none
+  bool quiet = false;
+  bool no_gpu = false;
+  std::vector<std::string> command;
+};
+
 constexpr auto kStatusPeriod = std::chrono::milliseconds(500);
 
 // "100ms", "0.5s", or a bare number of seconds.
@@ -37,11 +48,6 @@ std::optional<std::int64_t> parse_interval_ns(const std::string& text) {
   return static_cast<std::int64_t>(std::llround(value * scale));
 }
 
-int fail(const std::string& message) {
-  fmt::print(stderr, "stepscope: error: {}\n", message);
-  return kExitBadInput;
-}
-
 // CPU time of this whole process (sampling thread, waiting thread, start-up), in seconds.
 double own_cpu_seconds() {
   rusage usage{};
@@ -50,38 +56,13 @@ double own_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-bool write_outputs(const MonitorArguments& a, const live::Timeline& timeline,
+// A failed write is reported but does not change the exit status: COMMAND's matters most.
+void write_outputs(const MonitorArguments& a, const live::Timeline& timeline,
                    const live::MonitorSummary& summary) {
-  bool ok = true;
   if (!a.json_output.empty()) {
-    if (Status s = write_output_file(a.json_output, live::render_timeline_json(timeline, summary));
-        !s) {
-      fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-      ok = false;
-    }
+    write_output(a.json_output, live::render_timeline_json(timeline, summary));
   }
-  if (!a.csv_output.empty()) {
-    if (Status s = write_output_file(a.csv_output, live::render_timeline_csv(timeline)); !s) {
-      fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-      ok = false;
-    }
-  }
-  return ok;
-}
-
-}  // namespace
-
-void add_monitor_command(CLI::App& app, MonitorArguments& a) {
-  CLI::App* command = app.add_subcommand(
-      "monitor", "Run a command and watch it: GPU and CPU use, then the kind of bottleneck");
-  command->add_option("--interval", a.interval, "sampling interval, e.g. 100ms or 0.5s")
-      ->capture_default_str();
-  command->add_option("-o,--output", a.json_output, "write the timeline as JSON to FILE");
-  command->add_option("--csv", a.csv_output, "write the samples as CSV to FILE");
-  command->add_flag("--no-gpu", a.no_gpu, "do not load NVML; sample the CPU side only");
-  command->add_flag("-q,--quiet", a.quiet, "no live status and no summary");
-  command->add_option("COMMAND", a.command, "the command to run, after --")->required();
-  command->footer("Example: stepscope monitor -o timeline.json -- python train.py --epochs 1");
+  if (!a.csv_output.empty()) write_output(a.csv_output, live::render_timeline_csv(timeline));
 }
 
 int run_monitor(const MonitorArguments& a) {
@@ -98,7 +79,7 @@ int run_monitor(const MonitorArguments& a) {
   }
   Result<live::ChildProcess> child = live::ChildProcess::spawn(a.command);
   if (!child) {
-    fmt::print(stderr, "stepscope: error: {}\n", child.error().message);
+    fail(child.error().message);
     return live::spawn_failure_status(child.error());
   }
   live::MonitorOptions options;
@@ -106,13 +87,13 @@ int run_monitor(const MonitorArguments& a) {
   options.sample_gpus = !a.no_gpu;
   Result<std::unique_ptr<live::Monitor>> monitor = live::Monitor::start(child->pid(), options);
   if (!monitor) {  // the command runs on unwatched: its exit status still matters most
-    fmt::print(stderr, "stepscope: cannot monitor: {}\n", monitor.error().describe());
+    fmt::print(stderr, "stepscope: cannot monitor: {}\n", printable(monitor.error().describe()));
     return child->wait(kStatusPeriod, {});
   }
   live::Monitor& m = **monitor;
   if (!a.quiet && !m.gpu_status().empty() && !a.no_gpu) {
     fmt::print(stderr, "stepscope: no GPU figures: {}; sampling the CPU side only\n",
-               m.gpu_status());
+               printable(m.gpu_status()));
   }
   const bool live_status = !a.quiet && stderr_is_terminal();
   bool drawn = false;
@@ -134,6 +115,29 @@ int run_monitor(const MonitorArguments& a) {
   }
   if (!write_outputs(a, timeline, summary) && exit_status == 0) return kExitBadInput;
   return exit_status;
+}
+
+}  // namespace
+
+void register_monitor_command(CLI::App& app, int& exit_status) {
+  auto a = std::make_shared<MonitorArguments>();
+  CLI::App* command = app.add_subcommand(
+      "monitor", "Run a command and watch it: GPU and CPU use, then the kind of bottleneck");
+  command->add_option("--interval", a->interval, "sampling interval, e.g. 100ms or 0.5s")
+      ->capture_default_str();
+  command->add_option("-o,--output", a->json_output, "write the timeline as JSON to FILE")
+      ->type_name("FILE");
+  command->add_option("--csv", a->csv_output, "write the samples as CSV to FILE")
+      ->type_name("FILE");
+  command->add_flag("--no-gpu", a->no_gpu, "do not load NVML; sample the CPU side only");
+  add_quiet_flag(*command, a->quiet, "no live status and no summary");
+  command->add_option("COMMAND", a->command, "the command to run, after --")->required();
+  command->footer(
+      "Examples:\n"
+      "  stepscope monitor -- python train.py --epochs 1\n"
+      "  stepscope monitor --interval 0.5s -o timeline.json -- python train.py\n"
+      "Exit status: the command's.");
+  command->callback([a, &exit_status] { exit_status = run_monitor(*a); });
 }
 
 }  // namespace stepscope::cli

@@ -4,21 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <string>
-#include <vector>
-
 namespace stepscope::cli {
 
-struct MonitorArguments {
-  std::string interval = "100ms";
-  std::string json_output;  // the timeline as JSON; "" none
-  std::string csv_output;   // the samples as CSV; "" none
-  bool quiet = false;
-  bool no_gpu = false;
-  std::vector<std::string> command;
-};
-
-void add_monitor_command(CLI::App& app, MonitorArguments& arguments);
-int run_monitor(const MonitorArguments& arguments);
+// Adds the subcommand; when it is chosen, COMMAND's exit status lands in `exit_status`.
+void register_monitor_command(CLI::App& app, int& exit_status);
 
 }  // namespace stepscope::cli

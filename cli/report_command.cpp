@@ -1,56 +1,65 @@
 #include "report_command.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
+#include <memory>
+#include <string>
+
+#include "analyze_command.h"
+#include "common.h"
 #include "stepscope/live/timeline_document.h"
 #include "stepscope/output_check.h"
 
 namespace stepscope::cli {
 
-void add_report_command(CLI::App& app, ReportArguments& a) {
-  CLI::App* command = app.add_subcommand(
-      "report",
-      "Write a self-contained HTML report of a trace file or folder, or of a `stepscope monitor` "
-      "timeline (.json) (opens offline)");
-  add_analysis_options(*command, a.analysis);
-  command->add_option("-o,--output", a.output, "the HTML file to write ('-': stdout)")
-      ->capture_default_str();
-}
-
 namespace {
 
-// A timeline document of `stepscope monitor -o FILE.json`: its own page.
-std::string timeline_report(const std::string& path, std::string& html) {
-  Result<live::MonitorTimelineDocument> document = live::read_timeline_document(path);
-  if (!document) return document.error().describe();
-  html = live::render_monitor_html(*document);
-  return {};
+struct ReportArguments {
+  std::string path;
+  AnalysisArguments analysis;
+  std::string output = "stepscope-report.html";
+  int top = 10;
+  bool quiet = false;
+};
+
+int run_report(const ReportArguments& a) {
+  if (Status s = check_output_paths({a.path}, {{"-o", a.output}}); !s) return fail(s.error());
+  std::string html;
+  if (live::is_timeline_document(a.path)) {  // `stepscope monitor -o FILE.json`: its own page
+    Result<live::MonitorTimelineDocument> document = live::read_timeline_document(a.path);
+    if (!document) return fail(document.error());
+    html = live::render_monitor_html(*document);
+  } else {
+    ReportPtr report = analyze_with_progress(a.path, a.analysis, a.top, a.quiet);
+    if (!report) return kExitBadInput;
+    html = render_html(*report, a.top);
+  }
+  if (!write_output(a.output, html)) return kExitBadInput;
+  if (!a.quiet && a.output != "-") fmt::print(stderr, "wrote {}\n", printable(a.output));
+  return kExitOk;
 }
 
 }  // namespace
 
-int run_report(const ReportArguments& a) {
-  if (Status s = check_output_paths({a.analysis.path}, {{"-o", a.output}}); !s) {
-    fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-    return 2;
-  }
-  std::string html;
-  if (live::is_timeline_document(a.analysis.path)) {
-    if (std::string error = timeline_report(a.analysis.path, html); !error.empty()) {
-      fmt::print(stderr, "stepscope: error: {}\n", error);
-      return 2;
-    }
-  } else {
-    ReportPtr report = analyze_with_progress(a.analysis);
-    if (!report) return 2;
-    html = render_html(*report, a.analysis.top);
-  }
-  if (Status s = write_output_file(a.output, html); !s) {
-    fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-    return 2;
-  }
-  if (!a.analysis.quiet && a.output != "-") fmt::print(stderr, "wrote {}\n", a.output);
-  return 0;
+void register_report_command(CLI::App& app, int& exit_status) {
+  auto a = std::make_shared<ReportArguments>();
+  CLI::App* command = app.add_subcommand(
+      "report",
+      "Write a self-contained HTML report of a trace file or folder, or of a `stepscope monitor` "
+      "timeline (.json) (opens offline)");
+  command->add_option("PATH", a->path, "trace file or folder, or a monitor timeline")->required();
+  add_analysis_options(*command, a->analysis);
+  add_top_option(*command, a->top);
+  command->add_option("-o,--output", a->output, "the HTML file to write ('-': stdout)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  add_quiet_flag(*command, a->quiet, "no progress and no 'wrote' line");
+  command->footer(
+      "Examples:\n"
+      "  stepscope report trace.json.gz -o report.html\n"
+      "  stepscope report traces/ --rank 0 --steps 3:10 -o rank0.html\n"
+      "  stepscope report timeline.json -o monitor.html");
+  command->callback([a, &exit_status] { exit_status = run_report(*a); });
 }
 
 }  // namespace stepscope::cli

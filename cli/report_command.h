@@ -3,18 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <string>
-
-#include "analyze_command.h"
-
 namespace stepscope::cli {
 
-struct ReportArguments {
-  AnalyzeArguments analysis;
-  std::string output = "stepscope-report.html";
-};
-
-void add_report_command(CLI::App& app, ReportArguments& arguments);
-int run_report(const ReportArguments& arguments);
+// Adds the subcommand; when it is chosen, its run's exit status lands in `exit_status`.
+void register_report_command(CLI::App& app, int& exit_status);
 
 }  // namespace stepscope::cli

@@ -5,11 +5,7 @@
 
 namespace stepscope::cli {
 
-struct RulesArguments {
-  bool json = false;
-};
-
-void add_rules_command(CLI::App& app, RulesArguments& arguments);
-int run_rules(const RulesArguments& arguments);
+// Adds the subcommand; when it is chosen, its run's exit status lands in `exit_status`.
+void register_rules_command(CLI::App& app, int& exit_status);
 
 }  // namespace stepscope::cli

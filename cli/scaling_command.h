@@ -1,18 +1,11 @@
-// `stepscope scaling RUN_A RUN_B ...`: the same job at several world sizes, compared.
+// `stepscope scaling RUN_A RUN_B ...`: throughput per rank of one job at several world sizes.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include <string>
-#include <vector>
-
 namespace stepscope::cli {
 
-struct ScalingArguments {
-  std::vector<std::string> runs;  // folders of traces
-};
-
-void add_scaling_command(CLI::App& app, ScalingArguments& arguments);
-int run_scaling(const ScalingArguments& arguments);
+// Adds the subcommand; when it is chosen, its run's exit status lands in `exit_status`.
+void register_scaling_command(CLI::App& app, int& exit_status);
 
 }  // namespace stepscope::cli

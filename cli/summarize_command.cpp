@@ -1,34 +1,50 @@
 #include "summarize_command.h"
 
-#include <fmt/core.h>
+#include <memory>
+#include <string>
 
+#include "common.h"
 #include "stepscope/job/job_report.h"
-#include "stepscope/report.h"
+#include "stepscope/output_check.h"
 
 namespace stepscope::cli {
 
-void add_summarize_command(CLI::App& app, SummarizeArguments& a) {
-  CLI::App* command = app.add_subcommand(
-      "summarize", "Summarise one rank's trace for `stepscope merge` (the map step of a job)");
-  command->add_option("TRACE", a.path, "trace file (.json, .json.gz)")->required();
-  command->add_option("-o,--output", a.output, "summary file to write ('-': stdout)");
-  command->add_option("--mode", a.mode, "native (default), compat-hta or compat-tb")
-      ->check(CLI::IsMember({"native", "compat-hta", "compat-tb"}));
-}
+namespace {
+
+struct SummarizeArguments {
+  std::string path;
+  std::string output = "-";
+  std::string mode = "native";
+};
 
 int run_summarize(const SummarizeArguments& a) {
+  if (Status s = check_output_paths({a.path}, {{"-o", a.output}}); !s) return fail(s.error());
   AnalysisOptions analysis;
   analysis.mode = parse_mode(a.mode).value_or(Mode::kNative);
   Result<std::string> summary = job::summarize_file(a.path, analysis);
-  if (!summary) {
-    fmt::print(stderr, "stepscope: error: {}\n", summary.error().describe());
-    return 2;
-  }
-  if (Status s = write_output_file(a.output, *summary); !s) {
-    fmt::print(stderr, "stepscope: error: {}\n", s.error().describe());
-    return 2;
-  }
-  return 0;
+  if (!summary) return fail(summary.error());
+  if (!write_output(a.output, *summary)) return kExitBadInput;
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_summarize_command(CLI::App& app, int& exit_status) {
+  auto a = std::make_shared<SummarizeArguments>();
+  CLI::App* command = app.add_subcommand(
+      "summarize", "Summarise one rank's trace for `stepscope merge` (the map step of a job)");
+  command->add_option("TRACE", a->path, "trace file (.json, .json.gz)")->required();
+  command->add_option("-o,--output", a->output, "summary file to write ('-': stdout)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  command->add_option("--mode", a->mode, "native, compat-hta or compat-tb")
+      ->check(CLI::IsMember({"native", "compat-hta", "compat-tb"}))
+      ->capture_default_str();
+  command->footer(
+      "Examples:\n"
+      "  stepscope summarize traces/rank3.json.gz -o summaries/rank3.summary.json\n"
+      "  stepscope merge summaries/*.summary.json");
+  command->callback([a, &exit_status] { exit_status = run_summarize(*a); });
 }
 
 }  // namespace stepscope::cli

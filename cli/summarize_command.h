@@ -3,18 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <string>
-
 namespace stepscope::cli {
 
-struct SummarizeArguments {
-  std::string path;
-  std::string output = "-";
-  std::string mode = "native";
-  std::string steps;
-};
-
-void add_summarize_command(CLI::App& app, SummarizeArguments& arguments);
-int run_summarize(const SummarizeArguments& arguments);
+// Adds the subcommand; when it is chosen, its run's exit status lands in `exit_status`.
+void register_summarize_command(CLI::App& app, int& exit_status);
 
 }  // namespace stepscope::cli

@@ -1,5 +1,6 @@
-// Interval algebra on half-open [start, end) time ranges in nanoseconds (metrics.md §0.3).
-// An IntervalSet is always sorted and merged: overlapping or touching intervals become one.
+// Interval algebra on half-open [start, end) time ranges in nanoseconds
+// (docs/metrics/00-conventions-for-every-figure.md §0.3). An IntervalSet is always sorted and
+// merged: overlapping or touching intervals become one.
 #pragma once
 
 #include <cstdint>

@@ -44,6 +44,8 @@ std::string render_text(const Report& report, int top);
 std::string render_html(const Report& report, int top);
 // The diagnosis rule catalogue as JSON.
 std::string render_rule_catalogue_json();
+// The diagnosis rule catalogue as the Markdown page docs/rules.md (generated, never hand-edited).
+std::string render_rule_catalogue_markdown();
 
 // Writes `content` to `path` through a temporary file renamed into place, so that a failure
 // never leaves a partial file that looks complete. "-" writes to standard output.

@@ -94,8 +94,9 @@ struct MemorySnapshot {
   std::vector<OomRecord> ooms;
   std::int32_t device_trace_count = 0;
 
-  [[nodiscard]] std::span<const std::uint32_t> stack(StackId id) const;
-  [[nodiscard]] std::size_t bytes() const;  // held in memory
+  [[nodiscard]] std::span<const std::uint32_t> stack(StackId id) const&;
+  std::span<const std::uint32_t> stack(StackId id) && = delete;  // would dangle
+  [[nodiscard]] std::size_t bytes() const;                       // held in memory
 };
 
 // Reads a snapshot file (plain or gzip). Errors name the file and the byte offset. `progress`

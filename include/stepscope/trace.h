@@ -47,7 +47,8 @@ class StringPool {
   void grow();
 };
 
-// What an event is, from its category (metrics.md §0.4). Categories compare case-insensitively.
+// What an event is, from its category (docs/metrics/00-conventions-for-every-figure.md §0.4).
+// Categories compare case-insensitively.
 enum class EventClass : std::uint8_t {
   kKernel,             // GPU kernel (`kernel`)
   kMemcpy,             // `gpu_memcpy`, `memcpy`
@@ -144,7 +145,8 @@ struct EventTable {
   [[nodiscard]] std::size_t bytes() const;
 };
 
-// `[memory]` instant events (profile_memory=True), metrics.md §11.
+// `[memory]` instant events (profile_memory=True),
+// docs/metrics/11-memory-curve-from-memory-events.md §11.
 struct MemoryTable {
   std::vector<std::int64_t> time_ns;
   std::vector<std::uint64_t> address;
@@ -177,7 +179,7 @@ struct DeviceProperties {
   std::int32_t max_threads_per_multiprocessor = -1;
 };
 
-// How the rank of a trace was determined (metrics.md §0.5).
+// How the rank of a trace was determined (docs/metrics/00-conventions-for-every-figure.md §0.5).
 enum class RankSource : std::uint8_t { kDistributedInfo, kFileName, kFileOrder, kDefaultZero };
 [[nodiscard]] std::string_view to_string(RankSource source);
 
@@ -196,8 +198,9 @@ struct ImportStats {
   std::uint64_t invalid_complete_events = 0;  // X without ts or dur, or with dur < 0
   std::uint64_t unmatched_begin_end = 0;
   std::uint64_t unknown_category_events = 0;
-  // For HTA's rounding emulation (metrics.md §0.6): pandas makes `ts` a float column if any
-  // event's `ts` literal is not an integer or any event lacks `ts`.
+  // For HTA's rounding emulation (docs/metrics/00-conventions-for-every-figure.md §0.6): pandas
+  // makes `ts` a float column if any event's `ts` literal is not an integer or any event lacks
+  // `ts`.
   bool any_fractional_ts_literal = false;
   bool any_event_without_ts = false;
   // Whether device activities carry their correlation id in `External id` (older traces).
@@ -228,14 +231,18 @@ struct Trace {
   FlowTable flows;
   ImportStats stats;
 
-  [[nodiscard]] std::string_view name_of(EventIndex i) const {
+  // These point into the trace, so a temporary Trace cannot be asked (it would dangle).
+  [[nodiscard]] std::string_view name_of(EventIndex i) const& {
     return strings.view(events.name[i]);
   }
-  [[nodiscard]] const EventArgs* args_of(EventIndex i) const {
+  std::string_view name_of(EventIndex i) && = delete;
+  [[nodiscard]] const EventArgs* args_of(EventIndex i) const& {
     const std::int32_t row = events.args_row[i];
     return row < 0 ? nullptr : &args[row];
   }
-  [[nodiscard]] const DeviceProperties* device_properties(std::int32_t device) const;
+  const EventArgs* args_of(EventIndex i) && = delete;
+  [[nodiscard]] const DeviceProperties* device_properties(std::int32_t device) const&;
+  const DeviceProperties* device_properties(std::int32_t device) && = delete;
   // Stream of a device activity: `args.stream`, else the numeric tid of its GPU row.
   [[nodiscard]] std::int64_t activity_stream(EventIndex i) const;
   // Device of a device activity: `args.device`, else the numeric pid of its GPU row.

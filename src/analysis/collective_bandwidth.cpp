@@ -42,7 +42,8 @@ const EventArgs* search_ancestors(const Trace& trace, EventIndex from) {
 }
 
 // Recent Kineto writes the collective args on the NCCL kernel; older traces only on the
-// `record_param_comms` op around the launch (metrics.md §14).
+// `record_param_comms` op around the launch
+// (docs/metrics/14-collective-bandwidth-nccl-tests-conventi.md §14).
 const EventArgs* find_collective_args(const Trace& trace, EventIndex kernel, bool& from_op) {
   from_op = false;
   if (const EventArgs* own = collective_args_of(trace, kernel)) return own;
@@ -51,8 +52,9 @@ const EventArgs* find_collective_args(const Trace& trace, EventIndex kernel, boo
   return search_ancestors(trace, trace.events.launcher[kernel]);
 }
 
-// Element count of S: the output for all-gather, the input otherwise (metrics.md §14). When
-// only the other side is written, it is n times (or 1/n of) the one we need.
+// Element count of S: the output for all-gather, the input otherwise
+// (docs/metrics/14-collective-bandwidth-nccl-tests-conventi.md §14). When only the other side is
+// written, it is n times (or 1/n of) the one we need.
 std::int64_t message_elements(Collective c, const EventArgs& a) {
   const std::int64_t n = a.group_size;
   if (c == Collective::kAllGather) {

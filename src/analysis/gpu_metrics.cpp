@@ -1,5 +1,5 @@
-// GPU summary metrics (metrics.md §10). compat-tb follows tb_plugin 0.4.3:
-// `profiler/gpu_metrics_parser.py@041e7ce9` (`calculate_gpu_utilization`,
+// GPU summary metrics (docs/metrics/10-tb-plugin-gpu-summary-metrics.md §10). compat-tb follows
+// tb_plugin 0.4.3: `profiler/gpu_metrics_parser.py@041e7ce9` (`calculate_gpu_utilization`,
 // `calculate_approximated_sm_efficiency` with `range_utils.merge_ranges_with_value`,
 // `calculate_occupancy`) and `profiler/tensor_cores_parser.py` (`_calculate_tc_ratio`).
 #include "stepscope/analysis/gpu_metrics.h"

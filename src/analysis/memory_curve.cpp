@@ -1,7 +1,7 @@
 // Memory curve, peaks and per-step view from `[memory]` records (see memory_curve.h).
 #include "stepscope/analysis/memory_curve.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>

@@ -132,7 +132,8 @@ class DeviceAttribution {
   }
 
   // External id matching the op's own External id (current traces), or the launch call's
-  // enclosing op (older traces, whose External id is a correlation id; metrics.md §12).
+  // enclosing op (older traces, whose External id is a correlation id;
+  // docs/metrics/12-operator-table-like-torch-profiler-key-a.md §12).
   void count_path(EventIndex i, OperatorsResult& result) const {
     const EventTable& e = trace_.events;
     const EventIndex owner = e.owner_op[i];

@@ -48,7 +48,8 @@ StreamPoints collect_points(const Trace& trace) {
       graph_first_start.try_emplace({e.launcher[i], device, stream}, e.start_ns[i]);
       continue;
     }
-    // One +1 per activity, on the activity's stream, as HTA does (metrics.md §8 step 2).
+    // One +1 per activity, on the activity's stream, as HTA does
+    // (docs/metrics/08-hta-queue-length-summary.md §8 step 2).
     std::vector<QueuePoint>& queue = points[{device, stream}];
     queue.push_back({e.start_ns[e.launcher[i]], +1});
     queue.push_back({e.start_ns[i], -1});

@@ -1,6 +1,7 @@
-// Step-time breakdown (metrics.md §9). Source of the compat-tb rules: pytorch/kineto@041e7ce9
-// tb_plugin/torch_tb_profiler/profiler/event_parser.py `StepParser._parse_step` (roles) and
-// overall_parser.py `OverallParser.Statistics.create_from_range` (priority subtraction).
+// Step-time breakdown (docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9). Source of the
+// compat-tb rules: pytorch/kineto@041e7ce9 tb_plugin/torch_tb_profiler/profiler/event_parser.py
+// `StepParser._parse_step` (roles) and overall_parser.py
+// `OverallParser.Statistics.create_from_range` (priority subtraction).
 #include "stepscope/analysis/step_breakdown.h"
 
 #include <algorithm>
@@ -52,7 +53,8 @@ bool is_native_communication_op_name(std::string_view name) {
          name == "record_param_comms";
 }
 
-// Runtime calls that block the host on the device (metrics.md §9 native runtime split).
+// Runtime calls that block the host on the device
+// (docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9 native runtime split).
 bool is_sync_call_name(std::string_view name) {
   if (name.find("Synchronize") != name.npos) return true;
   if (name.find("StreamWaitEvent") != name.npos) return true;

@@ -1,4 +1,5 @@
-// Profiler steps (metrics.md §1.2, §1.4): host steps, device rebasing, tail trimming.
+// Profiler steps (docs/metrics/01-profiler-steps-and-step-boundaries.md §1.2, §1.4): host steps,
+// device rebasing, tail trimming.
 #include "stepscope/analysis/steps.h"
 
 #include <algorithm>
@@ -226,7 +227,8 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
-// metrics.md §2: slower than the median of the other kept steps by more than 3 robust sigmas.
+// docs/metrics/02-step-time-statistics.md §2: slower than the median of the other kept steps by
+// more than 3 robust sigmas.
 void flag_outliers(std::vector<Step>& steps) {
   std::vector<Step*> kept;
   for (Step& step : steps) {
@@ -290,7 +292,7 @@ std::string_view to_string(StepStatus status) {
   return "unknown";
 }
 
-std::vector<const Step*> StepsResult::kept() const {
+std::vector<const Step*> StepsResult::kept() const& {
   std::vector<const Step*> out;
   for (const Step& step : steps) {
     if (step.kept()) out.push_back(&step);

@@ -1,6 +1,7 @@
-// tb_plugin's time arithmetic (metrics.md §0.2): it keeps `ts` and `dur` as Python floats in
-// microseconds and computes `end = ts + dur` in float64. At epoch-scale timestamps a double only
-// resolves 0.25 µs, so its figures are quantized; compat-tb reproduces that here.
+// tb_plugin's time arithmetic (docs/metrics/00-conventions-for-every-figure.md §0.2): it keeps `ts`
+// and `dur` as Python floats in microseconds and computes `end = ts + dur` in float64. At
+// epoch-scale timestamps a double only resolves 0.25 µs, so its figures are quantized; compat-tb
+// reproduces that here.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// Which kernel names run on tensor cores (metrics.md §10.4): tb_plugin's list
+// Which kernel names run on tensor cores (docs/metrics/10-tb-plugin-gpu-summary-metrics.md §10.4):
+// tb_plugin's list
 // (`profiler/tensor_core.py@041e7ce9` `TC_Allowlist`), and stepscope's heuristic extension for
 // kernels newer than that list (Hopper gmma/nvjet, CUTLASS tensorop, flash attention).
 #pragma once

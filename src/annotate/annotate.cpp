@@ -37,7 +37,7 @@ Status copy_with_markers(const std::string& source_path, io::ByteSource& source,
     if (Status s = splicer.push({buffer.data(), *read}, spliced); !s) {
       return about(std::move(s).error(), source_path);
     }
-    if (Status s = output.write(spliced); !s) return s;
+    STEPSCOPE_TRY(output.write(spliced));
   }
   if (Status s = splicer.finish(); !s) return about(std::move(s).error(), source_path);
   return Done{};
@@ -51,19 +51,19 @@ Status write_annotated_trace(const std::string& source_path, const Trace& trace,
   if (!source) return about(std::move(source).error(), source_path);
   const auto compression =
       ends_with(out_path, ".gz") ? io::Compression::kGzip : io::Compression::kNone;
-  Result<std::unique_ptr<io::AtomicOutputFile>> output =
-      io::AtomicOutputFile::create(out_path, compression);
-  if (!output) return std::move(output).error();
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::unique_ptr<io::AtomicOutputFile> output,
+                             io::AtomicOutputFile::create(out_path, compression));
   annotate::TraceEventsSplicer splicer(annotate::finding_markers_json(trace, diagnosis));
   // On an error the output object is destroyed uncommitted, which removes its temporary.
-  if (Status s = copy_with_markers(source_path, **source, splicer, **output); !s) return s;
-  return (*output)->commit();
+  STEPSCOPE_TRY(copy_with_markers(source_path, **source, splicer, *output));
+  return output->commit();
 }
 
 Status write_annotated_report(const Report& report, const std::string& out_path) {
   if (report.ranks.size() != 1) {
-    Error error = make_error("--annotate needs a single trace file; this input holds " +
-                             std::to_string(report.ranks.size()) + " traces");
+    Error error = make_error(ErrorKind::kBadOption,
+                             "--annotate needs a single trace file; this input holds " +
+                                 std::to_string(report.ranks.size()) + " traces");
     error.file = report.request.path;
     return error;
   }

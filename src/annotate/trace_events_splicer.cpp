@@ -18,7 +18,7 @@ Status TraceEventsSplicer::push(std::string_view chunk, std::string& out) {
     if (state_ == State::kAfterOpen) {
       after_open(c, out);
     } else {
-      if (Status s = scan(c); !s) return s;
+      STEPSCOPE_TRY(scan(c));
       out.push_back(c);
       if (found_) {
         found_ = false;
@@ -35,7 +35,8 @@ Status TraceEventsSplicer::push(std::string_view chunk, std::string& out) {
 
 Status TraceEventsSplicer::finish() const {
   if (state_ == State::kAfterOpen || state_ == State::kCopy) return Done{};
-  return make_error("not a Chrome trace: no top-level \"traceEvents\" array", offset_);
+  return make_error(ErrorKind::kNotTrace, "not a Chrome trace: no top-level \"traceEvents\" array",
+                    offset_);
 }
 
 // The first byte after the array's '[' that is not white space tells whether the original array
@@ -52,7 +53,8 @@ Status TraceEventsSplicer::scan(char c) {
   if (state_ == State::kStart) {
     if (is_space(c)) return Done{};
     if (c != '{')
-      return make_error("not a Chrome trace: the top level is not a JSON object", offset_);
+      return make_error(ErrorKind::kNotTrace,
+                        "not a Chrome trace: the top level is not a JSON object", offset_);
     state_ = State::kScan;
     depth_ = 1;
     return Done{};
@@ -63,7 +65,8 @@ Status TraceEventsSplicer::scan(char c) {
   }
   if (is_space(c)) return Done{};
   if (depth_ == 0) {
-    return make_error("not a Chrome trace: no top-level \"traceEvents\" array", offset_);
+    return make_error(ErrorKind::kNotTrace,
+                      "not a Chrome trace: no top-level \"traceEvents\" array", offset_);
   }
   const bool was_awaiting = awaiting_value_;
   const bool was_key = last_string_is_key_;

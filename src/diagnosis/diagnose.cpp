@@ -1,6 +1,6 @@
 #include "stepscope/diagnosis/diagnose.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 

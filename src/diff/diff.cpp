@@ -59,12 +59,10 @@ Result<DiffResult> compare_runs(const DiffRequest& request) {
   side.path = request.before;
   side.analysis = request.analysis;
   side.load = request.load;
-  Result<ReportPtr> before = analyze(side);
-  if (!before) return std::move(before).error();
+  STEPSCOPE_ASSIGN_OR_RETURN(const ReportPtr before, analyze(side));
   side.path = request.after;
-  Result<ReportPtr> after = analyze(side);
-  if (!after) return std::move(after).error();
-  return diff_reports(**before, **after, {request.top, request.seed, request.resamples});
+  STEPSCOPE_ASSIGN_OR_RETURN(const ReportPtr after, analyze(side));
+  return diff_reports(*before, *after, {request.top, request.seed, request.resamples});
 }
 
 bool slower_beyond(const DiffResult& result, double percent) {

@@ -130,7 +130,8 @@ class GzipSource final : public ByteSource {
     if (!initialised_) {
       stream_ = z_stream{};
       // 16 + MAX_WBITS: expect a gzip header and check its CRC and length trailer.
-      if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) return make_error("zlib init failed");
+      if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK)
+        return make_error(ErrorKind::kLimitExceeded, "zlib init failed (out of memory)");
       initialised_ = true;
     }
     stream_.next_out = reinterpret_cast<Bytef*>(destination);

@@ -48,14 +48,12 @@ std::optional<double> rate(std::optional<std::uint64_t> now, std::optional<std::
 }  // namespace
 
 Result<GpuSampler> GpuSampler::open(const std::string& library_path) {
-  Result<std::unique_ptr<nvml::Library>> loaded = nvml::Library::load(library_path);
-  if (!loaded) return std::move(loaded).error();
   GpuSampler sampler;
-  sampler.nvml_ = std::move(*loaded);
+  STEPSCOPE_ASSIGN_OR_RETURN(sampler.nvml_, nvml::Library::load(library_path));
   const nvml::Library& nvml = *sampler.nvml_;
   unsigned int count = 0;
   if (const nvml::Return r = nvml.device_count(&count); r != nvml::kSuccess) {
-    return make_error("NVML cannot count the GPUs: " + nvml.describe(r));
+    return make_error(ErrorKind::kUnsupported, "NVML cannot count the GPUs: " + nvml.describe(r));
   }
   for (unsigned int i = 0; i < count; ++i) {
     Device device;
@@ -65,7 +63,8 @@ Result<GpuSampler> GpuSampler::open(const std::string& library_path) {
     device.slow.index = i;
     sampler.devices_.push_back(std::move(device));
   }
-  if (sampler.devices_.empty()) return make_error("the NVIDIA driver sees no GPU");
+  if (sampler.devices_.empty())
+    return make_error(ErrorKind::kUnsupported, "the NVIDIA driver sees no GPU");
   return sampler;
 }
 

@@ -173,9 +173,9 @@ class Monitor::Impl {
 };
 
 Result<std::unique_ptr<Monitor>> Monitor::start(std::int32_t root_pid, MonitorOptions options) {
-  if (options.interval_ns < 1'000'000) return make_error("the interval must be at least 1 ms");
-  Result<ProcSampler> proc = ProcSampler::open(root_pid);
-  if (!proc) return std::move(proc).error();
+  if (options.interval_ns < 1'000'000)
+    return make_error(ErrorKind::kBadOption, "the interval must be at least 1 ms");
+  STEPSCOPE_ASSIGN_OR_RETURN(ProcSampler proc, ProcSampler::open(root_pid));
   std::optional<GpuSampler> gpu;
   std::string gpu_status = "GPU sampling is off";
   if (options.sample_gpus) {
@@ -187,7 +187,7 @@ Result<std::unique_ptr<Monitor>> Monitor::start(std::int32_t root_pid, MonitorOp
       gpu_status = opened.error().message;
     }
   }
-  auto impl = std::make_unique<Impl>(root_pid, std::move(options), std::move(*proc), std::move(gpu),
+  auto impl = std::make_unique<Impl>(root_pid, std::move(options), std::move(proc), std::move(gpu),
                                      std::move(gpu_status));
   impl->start();
   return std::unique_ptr<Monitor>(new Monitor(std::move(impl)));

@@ -1,6 +1,6 @@
 // The monitor's renderers: a terminal summary, the JSON timeline (schema "stepscope.monitor",
 // described in docs/json-schema.md), a CSV of the samples, and the one-line live status.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <set>

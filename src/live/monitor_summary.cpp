@@ -1,7 +1,7 @@
 // Distributions of the sampled figures and the verdict of phase two of the method ("is the GPU
 // starving or busy, and is the CPU pegged?"): pure functions of the samples, so that they are
 // tested with synthetic timelines. Thresholds are named below and listed in docs/monitor.md.
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>

@@ -27,9 +27,10 @@ Result<std::unique_ptr<Library>> Library::load(const std::string& path) {
     const char* error = ::dlerror();
     const std::string why = error != nullptr ? error : "";
     if (why.empty() || why.find("No such file") != std::string::npos) {
-      return make_error("NVML (" + path + ") is not installed: no NVIDIA driver here");
+      return make_error(ErrorKind::kUnsupported,
+                        "NVML (" + path + ") is not installed: no NVIDIA driver here");
     }
-    return make_error("NVML (" + path + ") cannot be loaded: " + why);
+    return make_error(ErrorKind::kUnsupported, "NVML (" + path + ") cannot be loaded: " + why);
   }
   void* h = library->handle_;
   Library& l = *library;
@@ -39,7 +40,8 @@ Result<std::unique_ptr<Library>> Library::load(const std::string& path) {
   bind_first(h, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", l.device_count);
   bind_first(h, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", l.device_by_index);
   if (!l.init || !l.shutdown || !l.error_string || !l.device_count || !l.device_by_index) {
-    return make_error(path + " lacks the NVML entry points stepscope needs");
+    return make_error(ErrorKind::kUnsupported,
+                      path + " lacks the NVML entry points stepscope needs");
   }
   bind(h, "nvmlDeviceGetName", l.name);
   bind(h, "nvmlDeviceGetUUID", l.uuid);
@@ -53,7 +55,8 @@ Result<std::unique_ptr<Library>> Library::load(const std::string& path) {
              "nvmlDeviceGetComputeRunningProcesses_v2", l.compute_processes);
   bind(h, "nvmlDeviceGetFieldValues", l.field_values);
   if (const Return r = l.init(); r != kSuccess) {
-    return make_error("the NVIDIA driver did not start (nvmlInit: " + l.describe(r) + ")");
+    return make_error(ErrorKind::kUnsupported,
+                      "the NVIDIA driver did not start (nvmlInit: " + l.describe(r) + ")");
   }
   l.initialised_ = true;
   return library;

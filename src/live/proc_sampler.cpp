@@ -91,11 +91,12 @@ Result<ProcSampler> ProcSampler::open(std::int32_t root_pid) {
   std::string_view text;
   ProcessCounters counters;
   if (!root.stat.read(text) || !parse_proc_stat(text, counters, root.name)) {
-    Error error = make_error("cannot read process " + std::to_string(root_pid) + " in /proc");
+    Error error =
+        make_error(ErrorKind::kIo, "cannot read process " + std::to_string(root_pid) + " in /proc");
     error.file = proc_path(root_pid, "stat");
     return error;
   }
-  if (!sampler.proc_stat_.is_open()) return make_error("cannot read /proc/stat");
+  if (!sampler.proc_stat_.is_open()) return make_error(ErrorKind::kIo, "cannot read /proc/stat");
   return sampler;
 }
 

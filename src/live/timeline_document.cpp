@@ -55,8 +55,9 @@ class Parser {
   Result<MonitorTimelineDocument> run(const simdjson::padded_string& json);
 
  private:
-  Error fail(std::optional<std::uint64_t> offset, std::string message) const {
-    return Error{.file = file_, .byte_offset = offset, .message = std::move(message)};
+  Error fail(std::optional<std::uint64_t> offset, std::string message,
+             ErrorKind kind = ErrorKind::kNotTrace) const {
+    return Error{.kind = kind, .file = file_, .byte_offset = offset, .message = std::move(message)};
   }
   std::optional<std::uint64_t> offset_of(const char* at) const {
     if (at == nullptr || at < base_ || at > base_ + size_) return std::nullopt;
@@ -71,7 +72,8 @@ class Parser {
       offset = offset_of(at);
     }
     return fail(offset,
-                std::string("not a valid timeline document: ") + simdjson::error_message(code));
+                std::string("not a valid timeline document: ") + simdjson::error_message(code),
+                ErrorKind::kNotJson);
   }
   Error type_error(ondemand::value& v, std::string_view name, std::string_view wanted) {
     ondemand::json_type type{};
@@ -126,7 +128,7 @@ Status Parser::fields(ondemand::object& o, Each each) {
     if (auto code = std::move(field_result).get(field)) return json_error(code);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return json_error(code);
-    if (Status s = each(key, field.value()); !s) return s;
+    STEPSCOPE_TRY(each(key, field.value()));
   }
   return Done{};
 }
@@ -136,7 +138,7 @@ Status Parser::elements(ondemand::array& a, Each each) {
   for (auto element_result : a) {
     ondemand::value element;
     if (auto code = std::move(element_result).get(element)) return json_error(code);
-    if (Status s = each(element); !s) return s;
+    STEPSCOPE_TRY(each(element));
   }
   return Done{};
 }
@@ -169,7 +171,7 @@ Status Parser::integer(ondemand::value& v, std::string_view name, Integer& out) 
   const double high =
       std::min(kMaxFigure, static_cast<double>(std::numeric_limits<Integer>::max()));
   double value = 0;
-  if (Status s = number(v, name, value, low, high, false); !s) return s;
+  STEPSCOPE_TRY(number(v, name, value, low, high, false));
   out = static_cast<Integer>(value);
   return Done{};
 }
@@ -193,10 +195,10 @@ Status Parser::text(ondemand::value& v, std::string_view name, std::string& out,
 
 Status Parser::texts(ondemand::value& v, std::string_view name, std::vector<std::string>& out) {
   ondemand::array a;
-  if (Status s = array(v, name, a); !s) return s;
+  STEPSCOPE_TRY(array(v, name, a));
   return elements(a, [&](ondemand::value& e) -> Status {
     std::string item;
-    if (Status s = text(e, name, item, false); !s) return s;
+    STEPSCOPE_TRY(text(e, name, item, false));
     out.push_back(std::move(item));
     return Done{};
   });
@@ -204,10 +206,10 @@ Status Parser::texts(ondemand::value& v, std::string_view name, std::vector<std:
 
 Status Parser::gpus(ondemand::value& v) {
   ondemand::array a;
-  if (Status s = array(v, "gpus", a); !s) return s;
+  STEPSCOPE_TRY(array(v, "gpus", a));
   return elements(a, [&](ondemand::value& e) -> Status {
     ondemand::object o;
-    if (Status s = object(e, "gpus[]", o); !s) return s;
+    STEPSCOPE_TRY(object(e, "gpus[]", o));
     GpuInfo info;
     if (Status s = fields(o,
                           [&](std::string_view key, ondemand::value& f) -> Status {
@@ -219,7 +221,8 @@ Status Parser::gpus(ondemand::value& v) {
         !s) {
       return s;
     }
-    if (doc_.gpus.size() >= kMaxGpus) return fail(std::nullopt, "more than 64 GPUs listed");
+    if (doc_.gpus.size() >= kMaxGpus)
+      return fail(std::nullopt, "more than 64 GPUs listed", ErrorKind::kLimitExceeded);
     doc_.gpus.push_back(std::move(info));
     return Done{};
   });
@@ -227,7 +230,7 @@ Status Parser::gpus(ondemand::value& v) {
 
 Status Parser::distribution(ondemand::value& v, std::string_view name, Distribution& out) {
   ondemand::object o;
-  if (Status s = object(v, name, o); !s) return s;
+  STEPSCOPE_TRY(object(v, name, o));
   return fields(o, [&](std::string_view key, ondemand::value& f) -> Status {
     if (key == "count") return integer(f, "count", out.count);
     double* target = key == "p5"     ? &out.p5
@@ -243,7 +246,7 @@ Status Parser::distribution(ondemand::value& v, std::string_view name, Distribut
 
 Status Parser::verdict(ondemand::value& v) {
   ondemand::object o;
-  if (Status s = object(v, "verdict", o); !s) return s;
+  STEPSCOPE_TRY(object(v, "verdict", o));
   TimelineVerdict& out = doc_.verdict;
   return fields(o, [&](std::string_view key, ondemand::value& f) -> Status {
     if (key == "bottleneck") return text(f, "verdict.bottleneck", out.bottleneck, true);
@@ -257,7 +260,7 @@ Status Parser::verdict(ondemand::value& v) {
 
 Status Parser::summary(ondemand::value& v) {
   ondemand::object o;
-  if (Status s = object(v, "summary", o); !s) return s;
+  STEPSCOPE_TRY(object(v, "summary", o));
   const char* at = token(v);
   bool seen_distributions = false;
   bool seen_verdict = false;
@@ -266,15 +269,16 @@ Status Parser::summary(ondemand::value& v) {
                           if (key == "distributions") {
                             seen_distributions = true;
                             ondemand::object d;
-                            if (Status s2 = object(f, "summary.distributions", d); !s2) return s2;
-                            return fields(d, [&](std::string_view name, ondemand::value& g) {
-                              Distribution out;
-                              if (Status s3 = distribution(g, name, out); !s3) return s3;
-                              if (doc_.distributions.size() < 256) {
-                                doc_.distributions.emplace_back(std::string(name), out);
-                              }
-                              return Status(Done{});
-                            });
+                            STEPSCOPE_TRY(object(f, "summary.distributions", d));
+                            return fields(
+                                d, [&](std::string_view name, ondemand::value& g) -> Status {
+                                  Distribution out;
+                                  STEPSCOPE_TRY(distribution(g, name, out));
+                                  if (doc_.distributions.size() < 256) {
+                                    doc_.distributions.emplace_back(std::string(name), out);
+                                  }
+                                  return Status(Done{});
+                                });
                           }
                           if (key == "verdict") {
                             seen_verdict = true;
@@ -306,7 +310,7 @@ GpuSeries& Parser::series_of(std::uint32_t index) {
 
 Status Parser::process(ondemand::value& v, double& main, double& workers, double& rss) {
   ondemand::object o;
-  if (Status s = object(v, "processes[]", o); !s) return s;
+  STEPSCOPE_TRY(object(v, "processes[]", o));
   const char* at = token(v);
   bool root = false;
   bool seen_cpu = false;
@@ -354,7 +358,7 @@ Status Parser::process(ondemand::value& v, double& main, double& workers, double
 
 Status Parser::gpu(ondemand::value& v) {
   ondemand::object o;
-  if (Status s = object(v, "gpus[]", o); !s) return s;
+  STEPSCOPE_TRY(object(v, "gpus[]", o));
   const char* at = token(v);
   std::optional<std::uint32_t> index;
   double utilization = kNaN;
@@ -365,7 +369,7 @@ Status Parser::gpu(ondemand::value& v) {
                         [&](std::string_view key, ondemand::value& f) -> Status {
                           if (key == "index") {
                             std::uint32_t i = 0;
-                            if (Status s2 = integer(f, "gpus[].index", i); !s2) return s2;
+                            STEPSCOPE_TRY(integer(f, "gpus[].index", i));
                             index = i;
                             return Done{};
                           }
@@ -390,7 +394,7 @@ Status Parser::gpu(ondemand::value& v) {
   if (doc_.gpu_series.size() >= kMaxGpus &&
       std::none_of(doc_.gpu_series.begin(), doc_.gpu_series.end(),
                    [&](const GpuSeries& g) { return g.index == *index; })) {
-    return fail(offset_of(at), "more than 64 GPUs in the samples");
+    return fail(offset_of(at), "more than 64 GPUs in the samples", ErrorKind::kLimitExceeded);
   }
   GpuSeries& series = series_of(*index);
   series.utilization_share.back() = utilization;
@@ -401,7 +405,7 @@ Status Parser::gpu(ondemand::value& v) {
 
 Status Parser::sample(ondemand::value& v) {
   ondemand::object o;
-  if (Status s = object(v, "samples[]", o); !s) return s;
+  STEPSCOPE_TRY(object(v, "samples[]", o));
   const char* at = token(v);
   double time_us = kNaN;
   double machine = kNaN;
@@ -427,13 +431,13 @@ Status Parser::sample(ondemand::value& v) {
                    if (key == "processes") {
                      seen_processes = true;
                      ondemand::array a;
-                     if (Status s2 = array(f, "samples[].processes", a); !s2) return s2;
+                     STEPSCOPE_TRY(array(f, "samples[].processes", a));
                      return elements(
                          a, [&](ondemand::value& p) { return process(p, main, workers, rss); });
                    }
                    if (key == "gpus") {
                      ondemand::array a;
-                     if (Status s2 = array(f, "samples[].gpus", a); !s2) return s2;
+                     STEPSCOPE_TRY(array(f, "samples[].gpus", a));
                      return elements(a, [&](ondemand::value& g) { return gpu(g); });
                    }
                    return Done{};
@@ -453,7 +457,7 @@ Status Parser::sample(ondemand::value& v) {
 
 Status Parser::samples(ondemand::value& v) {
   ondemand::array a;
-  if (Status s = array(v, "samples", a); !s) return s;
+  STEPSCOPE_TRY(array(v, "samples", a));
   return elements(a, [&](ondemand::value& e) { return sample(e); });
 }
 
@@ -481,31 +485,33 @@ Result<MonitorTimelineDocument> Parser::run(const simdjson::padded_string& json)
           seen_version = true;
           const char* at = token(f);
           int version = 0;
-          if (Status s = integer(f, "schema_version", version); !s) return s;
+          STEPSCOPE_TRY(integer(f, "schema_version", version));
           if (version != kTimelineSchemaVersion) {
-            return fail(offset_of(at), "schema_version " + std::to_string(version) +
-                                           " is not one this stepscope reads (" +
-                                           std::to_string(kTimelineSchemaVersion) + ")");
+            return fail(offset_of(at),
+                        "schema_version " + std::to_string(version) +
+                            " is not one this stepscope reads (" +
+                            std::to_string(kTimelineSchemaVersion) + ")",
+                        ErrorKind::kUnsupported);
           }
           return Done{};
         }
         if (key == "command") return texts(f, "command", doc_.command);
         if (key == "exit_status") {
           double status = kNaN;
-          if (Status s = number(f, "exit_status", status, -1e9, 1e9, true); !s) return s;
+          STEPSCOPE_TRY(number(f, "exit_status", status, -1e9, 1e9, true));
           if (!std::isnan(status)) doc_.exit_status = static_cast<std::int32_t>(status);
           return Done{};
         }
         if (key == "requested_interval_us") {
           double us = 0;
-          if (Status s = number(f, key, us, 0, kMaxTimeUs, false); !s) return s;
+          STEPSCOPE_TRY(number(f, key, us, 0, kMaxTimeUs, false));
           doc_.requested_interval_s = us / 1e6;
           return Done{};
         }
         if (key == "duration_us") {
           seen_duration = true;
           double us = 0;
-          if (Status s = number(f, key, us, 0, kMaxTimeUs, false); !s) return s;
+          STEPSCOPE_TRY(number(f, key, us, 0, kMaxTimeUs, false));
           doc_.duration_s = us / 1e6;
           return Done{};
         }
@@ -530,7 +536,7 @@ Result<MonitorTimelineDocument> Parser::run(const simdjson::padded_string& json)
         }
         return Done{};
       });
-  if (!fields_status) return fields_status.error();
+  STEPSCOPE_TRY(fields_status);
   // Past the object, the document must be at its end: a location still in bounds is trailing
   // content.
   if (const char* rest = nullptr; document.current_location().get(rest) == SUCCESS) {
@@ -566,7 +572,7 @@ Result<MonitorTimelineDocument> Parser::run(const simdjson::padded_string& json)
 
 }  // namespace
 
-const Distribution* MonitorTimelineDocument::distribution(std::string_view name) const {
+const Distribution* MonitorTimelineDocument::distribution(std::string_view name) const& {
   for (const auto& [key, d] : distributions) {
     if (key == name) return &d;
   }
@@ -606,7 +612,8 @@ Result<MonitorTimelineDocument> read_timeline_document(const std::string& path) 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
   if (!file) {
-    return Error{.file = path,
+    return Error{.kind = ErrorKind::kIo,
+                 .file = path,
                  .byte_offset = std::nullopt,
                  .message = std::string("cannot open: ") + std::strerror(errno)};
   }
@@ -614,14 +621,16 @@ Result<MonitorTimelineDocument> read_timeline_document(const std::string& path) 
   char buffer[1 << 16];
   for (std::size_t n = 0; (n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0;) {
     if (text.size() + n > kMaxFileBytes) {
-      return Error{.file = path,
+      return Error{.kind = ErrorKind::kLimitExceeded,
+                   .file = path,
                    .byte_offset = std::nullopt,
                    .message = "larger than 1 GiB: not a timeline document stepscope writes"};
     }
     text.append(buffer, n);
   }
   if (std::ferror(file.get())) {
-    return Error{.file = path,
+    return Error{.kind = ErrorKind::kIo,
+                 .file = path,
                  .byte_offset = std::nullopt,
                  .message = std::string("cannot read: ") + std::strerror(errno)};
   }

@@ -1,5 +1,5 @@
 // The terminal report of `stepscope diff`: the verdict first, then what changed.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
-#include "render/json/job_json.h"
 #include "render/json/diagnosis_json.h"
 #include "render/json/hta_json.h"
+#include "render/json/job_json.h"
 #include "render/json/json_sink.h"
 #include "render/json/memory_json.h"
 #include "render/json/module_view_json.h"

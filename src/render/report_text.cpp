@@ -1,5 +1,5 @@
 // The compact terminal report of `stepscope analyze`.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "stepscope/job/job_report.h"
 #include "render/terminal/collective_bandwidth_text.h"

@@ -1,5 +1,5 @@
 // The terminal report of `stepscope memory`.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "render/text_format.h"
 #include "stepscope/snapshot_report.h"

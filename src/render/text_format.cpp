@@ -1,6 +1,6 @@
 #include "render/text_format.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>

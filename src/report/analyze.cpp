@@ -19,8 +19,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
-  RankAnalyses rank;
-  rank.trace = &trace;
+  RankAnalyses rank{.trace = TraceRef(trace)};
   rank.options = options;
   for (const AnalysisDescription& analysis : analysis_catalogue()) analysis.compute(rank);
   return rank;
@@ -32,9 +31,7 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
   ReportPtr report(new Report);
   report->request = request;
   const auto load_start = std::chrono::steady_clock::now();
-  Result<TraceSet> traces = load_traces(request.path, request.load);
-  if (!traces) return std::move(traces).error();
-  report->traces = std::move(traces).value();
+  STEPSCOPE_ASSIGN_OR_RETURN(report->traces, load_traces(request.path, request.load));
   report->load_seconds = seconds_since(load_start);
   const auto analysis_start = std::chrono::steady_clock::now();
   // Ranks are independent: analysed `jobs` at a time.

@@ -12,7 +12,8 @@ Status write_output_file(const std::string& path, const std::string& content) {
   if (path == "-") {
     if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() ||
         std::fflush(stdout) != 0) {
-      Error error = make_error(std::string("write failed: ") + std::strerror(errno));
+      Error error =
+          make_error(ErrorKind::kIo, std::string("write failed: ") + std::strerror(errno));
       error.file = "<stdout>";
       return error;
     }
@@ -21,7 +22,7 @@ Status write_output_file(const std::string& path, const std::string& content) {
   Result<std::unique_ptr<io::AtomicOutputFile>> file =
       io::AtomicOutputFile::create(path, io::Compression::kNone);
   if (!file) return std::move(file).error();
-  if (Status s = (*file)->write(content); !s) return s;
+  STEPSCOPE_TRY((*file)->write(content));
   return (*file)->commit();
 }
 

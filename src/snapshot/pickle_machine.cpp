@@ -1,6 +1,6 @@
 #include "snapshot/pickle_machine.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <array>
 #include <bit>
@@ -116,7 +116,8 @@ class PickleMachine::Reader {
     if (end_ - position_ < n) [[unlikely]] {
       if (!fill(n)) return std::nullopt;
       if (end_ - position_ < n) {
-        failure_ = make_error(fmt::format("the pickle ends inside a value: {} bytes needed, {} "
+        failure_ = make_error(ErrorKind::kNotJson,
+                              fmt::format("the pickle ends inside a value: {} bytes needed, {} "
                                           "left",
                                           n, end_ - position_),
                               offset());
@@ -189,8 +190,8 @@ void PickleMachine::release(std::int64_t index) {
   free_slots_.push_back(index);
 }
 
-bool PickleMachine::fail(std::string message) {
-  error_ = make_error(std::move(message), opcode_offset_);
+bool PickleMachine::fail(std::string message, ErrorKind kind) {
+  error_ = make_error(kind, std::move(message), opcode_offset_);
   return false;
 }
 
@@ -223,18 +224,21 @@ Result<Value> PickleMachine::run(io::ByteSource& source) {
     const std::optional<std::uint8_t> opcode = in.next_opcode();
     if (!opcode) {
       if (in.failure()) return *in.failure();
-      return make_error(opcode_offset_ == 0
+      return make_error(ErrorKind::kNotJson,
+                        opcode_offset_ == 0
                             ? "the file is empty"
                             : "the pickle ends without its STOP opcode (truncated?)",
                         opcode_offset_);
     }
     if (!step(in, *opcode, stopped)) {
       if (error_) return *error_;
-      return in.failure() ? *in.failure() : make_error("unreadable pickle", opcode_offset_);
+      return in.failure() ? *in.failure()
+                          : make_error(ErrorKind::kNotJson, "unreadable pickle", opcode_offset_);
     }
   }
   if (stack_.size() != 1 || !marks_.empty()) {
-    return make_error(fmt::format("STOP with {} values and {} marks on the stack; a pickle ends "
+    return make_error(ErrorKind::kNotJson,
+                      fmt::format("STOP with {} values and {} marks on the stack; a pickle ends "
                                   "with exactly one value",
                                   stack_.size(), marks_.size()),
                       opcode_offset_);
@@ -246,7 +250,8 @@ Result<Value> PickleMachine::run(io::ByteSource& source) {
 
 [[gnu::always_inline]] inline bool PickleMachine::push(Value value) {
   if (stack_.size() >= limits_.max_stack) [[unlikely]] {
-    return fail(fmt::format("more than {} values on the pickle stack", limits_.max_stack));
+    return fail(fmt::format("more than {} values on the pickle stack", limits_.max_stack),
+                ErrorKind::kLimitExceeded);
   }
   stack_.push_back(value);
   return true;
@@ -255,7 +260,8 @@ Result<Value> PickleMachine::run(io::ByteSource& source) {
 bool PickleMachine::open_container(Kind kind) {
   if (containers_.size() - free_slots_.size() >= limits_.max_containers) [[unlikely]] {
     return fail(fmt::format("more than {} containers held at once: not a memory snapshot",
-                            limits_.max_containers));
+                            limits_.max_containers),
+                ErrorKind::kLimitExceeded);
   }
   std::int64_t index = 0;
   if (!free_slots_.empty()) {
@@ -394,7 +400,8 @@ bool PickleMachine::memo_get(std::uint64_t index) {
 bool PickleMachine::push_string(Reader& in, std::uint64_t length) {
   if (length > limits_.max_string_bytes) {
     return fail(fmt::format("a string of {} bytes; the limit is {} bytes", length,
-                            limits_.max_string_bytes));
+                            limits_.max_string_bytes),
+                ErrorKind::kLimitExceeded);
   }
   const std::optional<std::string_view> bytes = in.take(static_cast<std::size_t>(length));
   if (!bytes) return false;
@@ -404,7 +411,8 @@ bool PickleMachine::push_string(Reader& in, std::uint64_t length) {
 bool PickleMachine::skip_bytes(Reader& in, std::uint64_t length) {
   if (length > limits_.max_string_bytes) {
     return fail(fmt::format("a bytes value of {} bytes; the limit is {} bytes", length,
-                            limits_.max_string_bytes));
+                            limits_.max_string_bytes),
+                ErrorKind::kLimitExceeded);
   }
   if (!in.take(static_cast<std::size_t>(length))) return false;
   return push(Value{Kind::kBytes, static_cast<std::int64_t>(length)});
@@ -447,7 +455,8 @@ bool PickleMachine::step(Reader& in, std::uint8_t opcode, bool& stopped) {
       return true;
     case op::kMark:
       if (marks_.size() >= limits_.max_marks) {
-        return fail(fmt::format("more than {} nested MARKs", limits_.max_marks));
+        return fail(fmt::format("more than {} nested MARKs", limits_.max_marks),
+                    ErrorKind::kLimitExceeded);
       }
       marks_.push_back(stack_.size());
       return true;
@@ -570,11 +579,11 @@ bool PickleMachine::step(Reader& in, std::uint8_t opcode, bool& stopped) {
   }
   const std::string_view name = refused_name(opcode);
   if (!name.empty()) {
-    return fail(
-        fmt::format("opcode 0x{:02x} ({}) is not plain data: stepscope reads only "
-                    "dicts, lists, strings and numbers, and never imports or calls "
-                    "anything from a pickle",
-                    opcode, name));
+    return fail(fmt::format("opcode 0x{:02x} ({}) is not plain data: stepscope reads only "
+                            "dicts, lists, strings and numbers, and never imports or calls "
+                            "anything from a pickle",
+                            opcode, name),
+                ErrorKind::kUnsupported);
   }
   return fail(fmt::format("0x{:02x} is not a pickle opcode (not a pickle file?)", opcode));
 }

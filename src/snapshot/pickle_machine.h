@@ -51,8 +51,9 @@ class PickleMachine {
 
  private:
   // The opcode loop runs tens of millions of times on a large snapshot, so its steps report
-  // failure as false with the error kept in error_, rather than through a Result each.
-  bool fail(std::string message);
+  // failure as false with the error kept in error_, rather than through a Result each. Most
+  // failures mean the bytes are not a well-formed pickle; limits and refused opcodes say so.
+  bool fail(std::string message, ErrorKind kind = ErrorKind::kNotJson);
   bool step(Reader& in, std::uint8_t opcode, bool& stopped);
   bool push(Value value);
   bool open_container(Kind kind);

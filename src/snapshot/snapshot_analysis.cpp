@@ -1,5 +1,5 @@
 // Figures of a memory snapshot (see snapshot_report.h).
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 #include "snapshot/snapshot_builder.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <cassert>
 #include <cstring>
@@ -70,7 +70,8 @@ BlockState state_of(std::string_view name) {
 
 Error wrong_type(std::string_view record, std::string_view field, std::string_view expected,
                  std::uint64_t offset) {
-  return make_error(fmt::format("the {} field '{}' is not {}", record, field, expected), offset);
+  return make_error(ErrorKind::kNotTrace,
+                    fmt::format("the {} field '{}' is not {}", record, field, expected), offset);
 }
 
 }  // namespace
@@ -157,15 +158,12 @@ Result<Value> SnapshotBuilder::finish(Value value, std::uint64_t offset) {
 }
 
 Result<Value> SnapshotBuilder::make_frame(const Fields& f, std::uint64_t offset) {
-  Result<StringId> filename = text(f, kFilename, "frame", offset);
-  if (!filename) return std::move(filename).error();
-  Result<StringId> name = text(f, kName, "frame", offset);
-  if (!name) return std::move(name).error();
-  Result<std::int64_t> line = integer(f, kLine, "frame", 0, offset);
-  if (!line) return std::move(line).error();
-  const FrameKey key{*filename, *name, *line};
+  STEPSCOPE_ASSIGN_OR_RETURN(const StringId filename, text(f, kFilename, "frame", offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(const StringId name, text(f, kName, "frame", offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t line, integer(f, kLine, "frame", 0, offset));
+  const FrameKey key{filename, name, line};
   auto [it, inserted] = frame_ids_.try_emplace(key, static_cast<std::uint32_t>(out_.frames.size()));
-  if (inserted) out_.frames.push_back(SnapshotFrame{*filename, *name, *line});
+  if (inserted) out_.frames.push_back(SnapshotFrame{filename, name, line});
   return Value{Kind::kFrame, it->second};
 }
 
@@ -188,25 +186,19 @@ Value SnapshotBuilder::make_stack(const Container& list) {
 
 Result<Value> SnapshotBuilder::make_entry(const Fields& f, std::uint64_t offset) {
   constexpr std::string_view kRecord = "trace entry";
-  Result<StringId> action = text(f, kAction, kRecord, offset);
-  if (!action) return std::move(action).error();
+  STEPSCOPE_ASSIGN_OR_RETURN(const StringId action, text(f, kAction, kRecord, offset));
   SnapshotEntry entry;
-  entry.action = action_of(out_.strings.view(*action));
-  Result<std::int64_t> addr = integer(f, kAddr, kRecord, 0, offset);
-  Result<std::int64_t> size = integer(f, kSize, kRecord, 0, offset);
-  Result<std::int64_t> stream = integer(f, kStream, kRecord, 0, offset);
-  Result<std::int64_t> time = integer(f, kTimeUs, kRecord, kAbsent, offset);
-  Result<std::int64_t> device_free = integer(f, kDeviceFree, kRecord, kAbsent, offset);
-  for (const auto* r : {&addr, &size, &stream, &time, &device_free}) {
-    if (!*r) return r->error();
-  }
+  entry.action = action_of(out_.strings.view(action));
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t addr, integer(f, kAddr, kRecord, 0, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(entry.size, integer(f, kSize, kRecord, 0, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(entry.stream, integer(f, kStream, kRecord, 0, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(entry.time_us, integer(f, kTimeUs, kRecord, kAbsent, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t device_free,
+                             integer(f, kDeviceFree, kRecord, kAbsent, offset));
   if (entry.action == SnapshotAction::kOom) {
-    out_.ooms.push_back(OomRecord{out_.entries.size(), *device_free});
+    out_.ooms.push_back(OomRecord{out_.entries.size(), device_free});
   }
-  entry.address = static_cast<std::uint64_t>(*addr);
-  entry.size = *size;
-  entry.stream = *stream;
-  entry.time_us = *time;
+  entry.address = static_cast<std::uint64_t>(addr);
   entry.stack = stack_of(f[kFrames]);
   out_.entries.push_back(entry);
   return Value{Kind::kEntry, static_cast<std::int64_t>(out_.entries.size() - 1)};
@@ -214,19 +206,14 @@ Result<Value> SnapshotBuilder::make_entry(const Fields& f, std::uint64_t offset)
 
 Result<Value> SnapshotBuilder::make_block(const Fields& f, std::uint64_t offset) {
   constexpr std::string_view kRecord = "block";
-  Result<StringId> state = text(f, kState, kRecord, offset);
-  if (!state) return std::move(state).error();
-  Result<std::int64_t> address = integer(f, kAddress, kRecord, 0, offset);
-  Result<std::int64_t> size = integer(f, kSize, kRecord, 0, offset);
-  Result<std::int64_t> requested = integer(f, kRequestedSize, kRecord, kAbsent, offset);
-  for (const auto* r : {&address, &size, &requested}) {
-    if (!*r) return r->error();
-  }
+  STEPSCOPE_ASSIGN_OR_RETURN(const StringId state, text(f, kState, kRecord, offset));
   SnapshotBlock block;
-  block.state = state_of(out_.strings.view(*state));
-  block.address = static_cast<std::uint64_t>(*address);
-  block.size = *size;
-  block.requested_size = *requested;
+  block.state = state_of(out_.strings.view(state));
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t address, integer(f, kAddress, kRecord, 0, offset));
+  block.address = static_cast<std::uint64_t>(address);
+  STEPSCOPE_ASSIGN_OR_RETURN(block.size, integer(f, kSize, kRecord, 0, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(block.requested_size,
+                             integer(f, kRequestedSize, kRecord, kAbsent, offset));
   block.stack = stack_of(f[kFrames]);
   out_.blocks.push_back(block);
   return Value{Kind::kBlock, static_cast<std::int64_t>(out_.blocks.size() - 1)};
@@ -237,29 +224,22 @@ constexpr std::uint64_t kBlockReferenceSlack = 4096;
 Result<Value> SnapshotBuilder::make_segment(const Fields& f, std::uint64_t offset) {
   constexpr std::string_view kRecord = "segment";
   SnapshotSegment segment;
-  Result<std::int64_t> device = integer(f, kDevice, kRecord, -1, offset);
-  Result<std::int64_t> address = integer(f, kAddress, kRecord, 0, offset);
-  Result<std::int64_t> total = integer(f, kTotalSize, kRecord, 0, offset);
-  Result<std::int64_t> allocated = integer(f, kAllocatedSize, kRecord, 0, offset);
-  Result<std::int64_t> active = integer(f, kActiveSize, kRecord, 0, offset);
-  Result<std::int64_t> requested = integer(f, kRequestedSize, kRecord, kAbsent, offset);
-  Result<std::int64_t> stream = integer(f, kStream, kRecord, 0, offset);
-  Result<std::int64_t> expandable = integer(f, kIsExpandable, kRecord, 0, offset);
-  for (const auto* r :
-       {&device, &address, &total, &allocated, &active, &requested, &stream, &expandable}) {
-    if (!*r) return r->error();
-  }
-  Result<StringId> type = text(f, kSegmentType, kRecord, offset);
-  if (!type) return std::move(type).error();
-  segment.device = static_cast<std::int32_t>(*device);
-  segment.address = static_cast<std::uint64_t>(*address);
-  segment.total_size = *total;
-  segment.allocated_size = *allocated;
-  segment.active_size = *active;
-  segment.requested_size = *requested;
-  segment.stream = *stream;
-  segment.expandable = *expandable != 0;
-  segment.large = out_.strings.view(*type) != "small";
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t device, integer(f, kDevice, kRecord, -1, offset));
+  segment.device = static_cast<std::int32_t>(device);
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t address, integer(f, kAddress, kRecord, 0, offset));
+  segment.address = static_cast<std::uint64_t>(address);
+  STEPSCOPE_ASSIGN_OR_RETURN(segment.total_size, integer(f, kTotalSize, kRecord, 0, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(segment.allocated_size,
+                             integer(f, kAllocatedSize, kRecord, 0, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(segment.active_size, integer(f, kActiveSize, kRecord, 0, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(segment.requested_size,
+                             integer(f, kRequestedSize, kRecord, kAbsent, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(segment.stream, integer(f, kStream, kRecord, 0, offset));
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t expandable,
+                             integer(f, kIsExpandable, kRecord, 0, offset));
+  segment.expandable = expandable != 0;
+  STEPSCOPE_ASSIGN_OR_RETURN(const StringId type, text(f, kSegmentType, kRecord, offset));
+  segment.large = out_.strings.view(type) != "small";
   const Value* blocks = f[kBlocks];
   if (blocks->kind != Kind::kList) return wrong_type(kRecord, "blocks", "a list", offset);
   const std::vector<Value>& items = machine_->container(blocks->payload).items;
@@ -276,7 +256,8 @@ Result<Value> SnapshotBuilder::make_segment(const Fields& f, std::uint64_t offse
   }
   for (const Value& block : items) {
     if (block.kind != Kind::kBlock) {
-      return make_error("a segment's 'blocks' holds something that is not a block", offset);
+      return make_error(ErrorKind::kNotTrace,
+                        "a segment's 'blocks' holds something that is not a block", offset);
     }
     segment.blocks.push_back(static_cast<std::uint32_t>(block.payload));
   }
@@ -302,42 +283,48 @@ Status SnapshotBuilder::finish_root(Value root, std::uint64_t offset) {
   if (root.kind == Kind::kList) {  // torch < 2.1: the list of segments alone
     for (const Value& item : machine_->container(root.payload).items) {
       if (item.kind != Kind::kSegment) {
-        return make_error(
-            "not a memory snapshot: a list that holds something other than "
-            "segments",
-            offset);
+        return make_error(ErrorKind::kNotTrace,
+                          "not a memory snapshot: a list that holds something other than "
+                          "segments",
+                          offset);
       }
     }
     return Done{};
   }
   if (root.kind != Kind::kDict) {
-    return make_error("not a memory snapshot: the pickle holds neither a dict nor a list", offset);
+    return make_error(ErrorKind::kNotTrace,
+                      "not a memory snapshot: the pickle holds neither a dict nor a list", offset);
   }
   const Container& dict = machine_->container(root.payload);
   const Value* segments = root_field(dict, key_ids_[kSegments]);
   const Value* traces = root_field(dict, key_ids_[kDeviceTraces]);
   if (segments == nullptr && traces == nullptr) {
     return make_error(
+        ErrorKind::kNotTrace,
         "not a memory snapshot: the dict has neither 'segments' nor 'device_traces' (write it "
         "with torch.cuda.memory._dump_snapshot())",
         offset);
   }
   if (segments != nullptr && segments->kind != Kind::kList) {
-    return make_error("not a memory snapshot: 'segments' is not a list", offset);
+    return make_error(ErrorKind::kNotTrace, "not a memory snapshot: 'segments' is not a list",
+                      offset);
   }
   if (traces == nullptr) return Done{};
   if (traces->kind != Kind::kList) {
-    return make_error("not a memory snapshot: 'device_traces' is not a list", offset);
+    return make_error(ErrorKind::kNotTrace, "not a memory snapshot: 'device_traces' is not a list",
+                      offset);
   }
   const std::vector<Value>& devices = machine_->container(traces->payload).items;
   out_.device_trace_count = static_cast<std::int32_t>(devices.size());
   std::unordered_map<std::int64_t, std::int32_t> device_of_list;
   for (std::size_t d = 0; d < devices.size(); ++d) {
     if (devices[d].kind != Kind::kList) {
-      return make_error(fmt::format("'device_traces'[{}] is not a list", d), offset);
+      return make_error(ErrorKind::kNotTrace, fmt::format("'device_traces'[{}] is not a list", d),
+                        offset);
     }
     if (!machine_->container(devices[d].payload).items.empty()) {
       return make_error(
+          ErrorKind::kNotTrace,
           fmt::format("'device_traces'[{}] holds something that is not a trace entry", d), offset);
     }
     device_of_list[devices[d].payload] = static_cast<std::int32_t>(d);

@@ -76,7 +76,7 @@ Result<MemorySnapshot> load_memory_snapshot_bytes(const char* data, std::size_t 
   return read_snapshot(*source, name);
 }
 
-std::span<const std::uint32_t> MemorySnapshot::stack(StackId id) const {
+std::span<const std::uint32_t> MemorySnapshot::stack(StackId id) const& {
   if (id == kNoStack || id + 1 >= stack_offsets.size()) return {};
   return std::span<const std::uint32_t>(stack_frames)
       .subspan(stack_offsets[id], stack_offsets[id + 1] - stack_offsets[id]);

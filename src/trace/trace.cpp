@@ -86,7 +86,7 @@ std::size_t EventTable::bytes() const {
          column_bytes(owner_op);
 }
 
-const DeviceProperties* Trace::device_properties(std::int32_t device) const {
+const DeviceProperties* Trace::device_properties(std::int32_t device) const& {
   for (const DeviceProperties& properties : devices) {
     if (properties.id == device) return &properties;
   }

@@ -1,7 +1,8 @@
-// Native idle time per stream (metrics.md §5) on the ranks of conformance.md §6. There are no
-// native reference figures for it, so this checks what must hold exactly on real traces: per
-// stream, leading + categorized gaps + trailing + the stream's own busy time = |W|; kernel
-// waits are shorter than 30 µs; every rank is analysed (HTA's default analyses rank 0 only).
+// Native idle time per stream (docs/metrics/05-hta-idle-time-breakdown-per-stream.md §5) on the
+// ranks of conformance.md §6. There are no native reference figures for it, so this checks what
+// must hold exactly on real traces: per stream, leading + categorized gaps + trailing + the
+// stream's own busy time = |W|; kernel waits are shorter than 30 µs; every rank is analysed (HTA's
+// default analyses rank 0 only).
 #include <gtest/gtest.h>
 
 #include <map>

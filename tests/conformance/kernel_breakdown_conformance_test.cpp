@@ -1,5 +1,6 @@
-// The native kernel-class partition (metrics.md §4.2) against conformance.md §6: the labels
-// partition the busy time, and the §3 and §6.3 figures are sums of labels (±0.001 µs).
+// The native kernel-class partition (docs/metrics/04-hta-gpu-kernel-breakdown.md §4.2) against
+// conformance.md §6: the labels partition the busy time, and the §3 and §6.3 figures are sums of
+// labels (±0.001 µs).
 #include <gtest/gtest.h>
 
 #include "conformance/native_expectations.h"

@@ -1,5 +1,6 @@
-// Native launch statistics (metrics.md §7) against conformance.md: the amd_trace notes of §5,
-// triton_example of §10, and HTA's launch rows of §5 reproduced in HTA's scope.
+// Native launch statistics (docs/metrics/07-hta-cuda-kernel-launch-statistics.md §7) against
+// conformance.md: the amd_trace notes of §5, triton_example of §10, and HTA's launch rows of §5
+// reproduced in HTA's scope.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -64,8 +65,8 @@ struct HtaLaunchRow {
   std::int64_t delay_over_100us;
 };
 
-// HTA's scope as a window (metrics.md §0.6): launch calls before the last host step's start;
-// with fewer than two steps, no filter.
+// HTA's scope as a window (docs/metrics/00-conventions-for-every-figure.md §0.6): launch calls
+// before the last host step's start; with fewer than two steps, no filter.
 StepsResult hta_scope(const Trace& trace) {
   const StepsResult steps = find_steps(trace, {});
   StepsResult scope;

@@ -1,4 +1,5 @@
-// The memory curve (metrics.md §11) against conformance.md §8: df_index_resolver's 28,010
+// The memory curve (docs/metrics/11-memory-curve-from-memory-events.md §11) against conformance.md
+// §8: df_index_resolver's 28,010
 // `[memory]` records, checked against tb_plugin's peak. Exact byte counts.
 #include <gtest/gtest.h>
 

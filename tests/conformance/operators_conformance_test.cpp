@@ -1,7 +1,7 @@
-// The operator table (metrics.md §12) on the shared real traces: its sums must agree with each
-// other and, where a single stream makes a sum of durations a union, with the busy time of
-// conformance.md §6; attribution must take the correlation fallback on the five traces whose
-// External ids are correlation ids.
+// The operator table (docs/metrics/12-operator-table-like-torch-profiler-key-a.md §12) on the
+// shared real traces: its sums must agree with each other and, where a single stream makes a sum of
+// durations a union, with the busy time of conformance.md §6; attribution must take the correlation
+// fallback on the five traces whose External ids are correlation ids.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -51,7 +51,9 @@ void expect_consistent_sums(const OperatorsResult& r, const std::string& what) {
 
 struct Expectation {
   const char* folder;
-  bool external_id_is_correlation;  // conformance.md §5 notes, metrics.md §12
+  bool external_id_is_correlation;  // conformance.md §5 notes,
+                                    // docs/metrics/12-operator-table-like-torch-profiler-key-a.md
+                                    // §12
   double min_attributed_share;
 };
 

@@ -1,12 +1,14 @@
-// Native launch-queue length (metrics.md §8) against the figures of conformance.md §5.
+// Native launch-queue length (docs/metrics/08-hta-queue-length-summary.md §8) against the figures
+// of conformance.md §5.
 //
 // HTA's scope is not the native one: HTA keeps the launches whose call starts before the last
-// host step (its step filter, metrics.md §0.6), native mode integrates every launch and reports
-// over the kept, device-rebased steps W. So the HTA figures are checked through a window that
-// reproduces HTA's scope, [first event, host start of the last step): before that instant both
-// running sums see the same points, and after it HTA has only decrements, so HTA's maximum and
-// launch count (samples / 2) are what this window gives. Where the launch lists differ (native
-// adds graph launches and blocking copies) the difference is checked to come from them.
+// host step (its step filter, docs/metrics/00-conventions-for-every-figure.md §0.6), native mode
+// integrates every launch and reports over the kept, device-rebased steps W. So the HTA figures are
+// checked through a window that reproduces HTA's scope, [first event, host start of the last step):
+// before that instant both running sums see the same points, and after it HTA has only decrements,
+// so HTA's maximum and launch count (samples / 2) are what this window gives. Where the launch
+// lists differ (native adds graph launches and blocking copies) the difference is checked to come
+// from them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -156,7 +158,8 @@ TEST(QueueLengthConformance, NegativeQueueTraceDiffersFromHtaByItsGraphLaunches)
 }
 
 // The launch names of HTA's queue analysis (hta/common/trace_symbol_table.py@f4d0062c
-// get_runtime_launch_events_mask); native mode knows more (metrics.md §7).
+// get_runtime_launch_events_mask); native mode knows more
+// (docs/metrics/07-hta-cuda-kernel-launch-statistics.md §7).
 bool on_hta_queue_list(std::string_view name) {
   static constexpr std::array<std::string_view, 11> kNames = {
       "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel",     "cuLaunchKernelEx",

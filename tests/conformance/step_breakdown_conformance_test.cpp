@@ -92,7 +92,8 @@ TEST(StepBreakdownConformance, CompatTbMeansMatchPlugin) {
 
 TEST(StepBreakdownConformance, CompatTbNamesTheCommunicationArtefact) {
   STEPSCOPE_REQUIRE_SHARED_TRACES();
-  // metrics.md §9: none of the NCCL kernels of these traces is attributed to an nccl:* op.
+  // docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9: none of the NCCL kernels of these
+  // traces is attributed to an nccl:* op.
   const TraceSet set = testing::load_shared("hta/nccl_parser_config");
   const StepBreakdownResult result = breakdown(set.ranks.front(), Mode::kCompatTb);
   EXPECT_NE(

@@ -1,13 +1,40 @@
-"""Small Kineto traces written by the tests themselves."""
+"""Small Kineto traces written by the tests themselves, and where the shared real traces are."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def shared_traces_dir() -> Path:
+    """The real traces recorded on GPUs, never copied into the repository.
+
+    One setting for every test, C++ and Python alike: the environment variable
+    STEPSCOPE_SHARED_TRACES, else ../shared/traces beside the repository.
+    """
+    overridden = os.environ.get("STEPSCOPE_SHARED_TRACES")
+    return Path(overridden) if overridden else REPO.parent / "shared" / "traces"
+
+
+SHARED_TRACES = shared_traces_dir()
+
+
+def require_shared_traces() -> Path:
+    """The shared traces folder, or a skip that says what did not run and how to point at it."""
+    if not SHARED_TRACES.is_dir():
+        pytest.skip(
+            f"the shared traces folder {SHARED_TRACES} is absent (set STEPSCOPE_SHARED_TRACES "
+            "to where it is): checks on real traces did not run"
+        )
+    return SHARED_TRACES
+
 
 BASE_US = 1_700_000_000_000_000
 CPU_PID = 4242

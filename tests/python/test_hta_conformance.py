@@ -13,14 +13,13 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SHARED_TRACES
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
-CONFORMANCE = SHARED / "docs" / "conformance.md"
+# The reference figures live in the shared docs beside the shared traces.
+CONFORMANCE = SHARED_TRACES.parent / "docs" / "conformance.md"
 FRACTIONAL = {"amd_trace", "nccl_parser_config", "ns_resolution_trace", "sampled_two_ranks"}
 
 pytestmark = pytest.mark.skipif(
@@ -97,7 +96,7 @@ def analyze_compat_hta(folder: str) -> dict[str, Any]:
         [
             command,
             "analyze",
-            str(SHARED / "traces" / folder),
+            str(SHARED_TRACES / folder),
             "--mode",
             "compat-hta",
             "--json",
@@ -276,7 +275,7 @@ def test_compat_hta_without_rounding(folder: str) -> None:
         [
             command,
             "analyze",
-            str(SHARED / "traces" / folder),
+            str(SHARED_TRACES / folder),
             "--mode",
             "compat-hta",
             "--no-hta-rounding",

@@ -1,6 +1,7 @@
 """The HTML report in a real browser: Debian's headless chromium loads the report of every
-trace in ../shared/traces with no console message and no script error, the charts hold the bars
-the analysis says they should, and a screenshot shows them drawn."""
+trace in the shared traces folder (conftest.shared_traces_dir) with no console message and no
+script error, the charts hold the bars the analysis says they should, and a screenshot shows
+them drawn."""
 
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+from conftest import REPO, SHARED_TRACES, require_shared_traces
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED_TRACES = REPO.parent / "shared" / "traces"
 NOT_TRACES = {"benchmark_simple_add_et.json.gz", "memory_timeline.raw.gz"}
 
 
@@ -82,8 +82,7 @@ def shared_trace_files() -> list[Path]:
 
 
 def test_shared_traces_are_present() -> None:
-    if not SHARED_TRACES.is_dir():
-        pytest.skip(f"{SHARED_TRACES} is absent: the browser checks of real traces did not run")
+    require_shared_traces()
     assert len(shared_trace_files()) >= 25
 
 

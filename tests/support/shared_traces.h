@@ -23,6 +23,7 @@ TraceSet load_shared(const std::string& relative);
   do {                                                                                         \
     if (!::stepscope::testing::shared_traces_present()) {                                      \
       GTEST_SKIP() << "the shared traces folder " << ::stepscope::testing::shared_traces_dir() \
-                   << " is absent: conformance checks did not run";                            \
+                   << " is absent (set STEPSCOPE_SHARED_TRACES to where it is): conformance "  \
+                   << "checks did not run";                                                    \
     }                                                                                          \
   } while (false)

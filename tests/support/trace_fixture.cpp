@@ -1,6 +1,6 @@
 #include "support/trace_fixture.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "stepscope/load.h"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "render/json/json_sink.h"
 #include "render/terminal/collective_bandwidth_text.h"

@@ -1,4 +1,5 @@
-// GPU summary metrics (metrics.md §10) on small traces with exact expectations.
+// GPU summary metrics (docs/metrics/10-tb-plugin-gpu-summary-metrics.md §10) on small traces with
+// exact expectations.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // compat-hta temporal breakdown, idle per stream, launch statistics and queue length
-// (metrics.md §3, §5, §7, §8).
+// (docs/metrics/03-hta-temporal-breakdown-idle-compute-non.md §3, §5, §7, §8).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// compat-hta kernel classes, HTA's folded kernel table and the class labels (metrics.md §4).
+// compat-hta kernel classes, HTA's folded kernel table and the class labels
+// (docs/metrics/04-hta-gpu-kernel-breakdown.md §4).
 #include <gtest/gtest.h>
 
 #include <algorithm>

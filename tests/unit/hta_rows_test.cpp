@@ -1,4 +1,5 @@
-// compat-hta row scope (metrics.md §0.6): rounding emulation and the step filter.
+// compat-hta row scope (docs/metrics/00-conventions-for-every-figure.md §0.6): rounding emulation
+// and the step filter.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// The operator table (metrics.md §12) on fixtures with exact expectations.
+// The operator table (docs/metrics/12-operator-table-like-torch-profiler-key-a.md §12) on fixtures
+// with exact expectations.
 #include <gtest/gtest.h>
 
 #include "render/json/json_sink.h"
@@ -106,7 +107,8 @@ TEST(Operators, CorrelationFallbackAndTheUnattributedRow) {
 
 TEST(Operators, ExternalIdWinsOverTheLaunchCallsThread) {
   // The kernel's External id names X on thread 1, though its launch call runs inside Y on
-  // thread 2: the id decides (metrics.md §12), the call is only the fallback.
+  // thread 2: the id decides (docs/metrics/12-operator-table-like-torch-profiler-key-a.md §12), the
+  // call is only the fallback.
   const Trace trace = TraceFixture()
                           .op("X", 0, 50, 1, 10)
                           .op("Y", 0, 50, 2, 20)

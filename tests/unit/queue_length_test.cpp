@@ -1,4 +1,5 @@
-// Native launch-queue length (metrics.md §8) on fixtures with exact expectations.
+// Native launch-queue length (docs/metrics/08-hta-queue-length-summary.md §8) on fixtures with
+// exact expectations.
 #include <gtest/gtest.h>
 
 #include "render/json/json_sink.h"

@@ -1,4 +1,5 @@
-// Step-time breakdown (metrics.md §9) on small traces with exact expectations.
+// Step-time breakdown (docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9) on small traces
+// with exact expectations.
 #include <gtest/gtest.h>
 
 #include <algorithm>

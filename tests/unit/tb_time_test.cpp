@@ -1,4 +1,5 @@
-// tb_plugin's float64 µs arithmetic (metrics.md §0.2), which compat-tb reproduces.
+// tb_plugin's float64 µs arithmetic (docs/metrics/00-conventions-for-every-figure.md §0.2), which
+// compat-tb reproduces.
 #include <gtest/gtest.h>
 
 #include "analysis/tb_time.h"

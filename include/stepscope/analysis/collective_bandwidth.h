@@ -1,6 +1,7 @@
-// Collective bandwidth, rank-local (metrics.md §14 native): for every NCCL/RCCL kernel the
-// bytes it moved (from the Kineto collective args) over its duration, aggregated per device,
-// collective and power-of-two size bucket with nccl-tests' algbw / busbw conventions.
+// Collective bandwidth, rank-local (docs/metrics/14-collective-bandwidth-nccl-tests-conventi.md §14
+// native): for every NCCL/RCCL kernel the bytes it moved (from the Kineto collective args) over its
+// duration, aggregated per device, collective and power-of-two size bucket with nccl-tests' algbw /
+// busbw conventions.
 //
 // A kernel's duration includes waiting for the slowest peer, so these figures are lower bounds
 // of the link's bandwidth (nccl-tests' and TraceLens's `rank_busbw`).

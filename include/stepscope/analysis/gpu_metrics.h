@@ -1,5 +1,6 @@
-// tb_plugin's GPU summary metrics (metrics.md §10): utilization, estimated SM efficiency,
-// estimated achieved occupancy and the share of kernel time on tensor cores, per device.
+// tb_plugin's GPU summary metrics (docs/metrics/10-tb-plugin-gpu-summary-metrics.md §10):
+// utilization, estimated SM efficiency, estimated achieved occupancy and the share of kernel time
+// on tensor cores, per device.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// GPU temporal breakdown per device (metrics.md §3 native, §13): how the analysis window splits
-// into idle, computation, exposed communication and exposed memory time, and the
-// communication/computation overlap (§6.3).
+// GPU temporal breakdown per device (docs/metrics/03-hta-temporal-breakdown-idle-compute-non.md §3
+// native, §13): how the analysis window splits into idle, computation, exposed communication and
+// exposed memory time, and the communication/computation overlap (§6.3).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// GPU idle time per stream and why (metrics.md §5 native): for each gap between consecutive
-// activities of a stream, was the GPU waiting on the host (the next launch came late), on a
-// short dependency between kernels, or on something else.
+// GPU idle time per stream and why (docs/metrics/05-hta-idle-time-breakdown-per-stream.md §5
+// native): for each gap between consecutive activities of a stream, was the GPU waiting on the host
+// (the next launch came late), on a short dependency between kernels, or on something else.
 #pragma once
 
 #include <array>

@@ -1,6 +1,7 @@
-// GPU kernel breakdown per device (metrics.md §4.2, §4.3 native): the window's activity time
-// partitioned by which classes run at once (e.g. "computation+communication"), and the
-// kernels that take the most time, with per-instance statistics.
+// GPU kernel breakdown per device (docs/metrics/04-hta-gpu-kernel-breakdown.md §4.2, §4.3 native):
+// the window's activity time partitioned by which classes run at once (e.g.
+// "computation+communication"), and the kernels that take the most time, with per-instance
+// statistics.
 #pragma once
 
 #include <cstdint>

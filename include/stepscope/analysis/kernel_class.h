@@ -1,4 +1,5 @@
-// Native classes of device activity (metrics.md §4.1): by category first, then by name.
+// Native classes of device activity (docs/metrics/04-hta-gpu-kernel-breakdown.md §4.1): by category
+// first, then by name.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
-// The class of a host call that launches device work (metrics.md §7 native): kernel launches,
-// graph launches, asynchronous and synchronous memory operations, for the CUDA runtime, the CUDA
-// driver (Triton's `cuLaunchKernel`), HIP and MTIA. The launch statistics and the launch-queue
-// length share this one list, unlike HTA, whose two analyses use two different lists.
+// The class of a host call that launches device work
+// (docs/metrics/07-hta-cuda-kernel-launch-statistics.md §7 native): kernel launches, graph
+// launches, asynchronous and synchronous memory operations, for the CUDA runtime, the CUDA driver
+// (Triton's `cuLaunchKernel`), HIP and MTIA. The launch statistics and the launch-queue length
+// share this one list, unlike HTA, whose two analyses use two different lists.
 #pragma once
 
 #include <cstddef>

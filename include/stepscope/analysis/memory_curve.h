@@ -1,7 +1,8 @@
-// Memory over time from `[memory]` instant events (metrics.md §11): per device, the exact curve
-// of allocated and reserved bytes, the peaks and what runs at the allocation peak, the per-step
-// view that shows growth, and the allocations never freed. The curve is kept whole here;
-// renderers down-sample it.
+// Memory over time from `[memory]` instant events
+// (docs/metrics/11-memory-curve-from-memory-events.md §11): per device, the exact curve of
+// allocated and reserved bytes, the peaks and what runs at the allocation peak, the per-step view
+// that shows growth, and the allocations never freed. The curve is kept whole here; renderers
+// down-sample it.
 #pragma once
 
 #include <cstdint>
@@ -80,7 +81,8 @@ struct DeviceMemory {
 struct MemoryCurveResult {
   bool applicable = false;
   std::string not_applicable_reason;
-  std::int64_t origin_ns = 0;  // profiler start: the earliest event or record (metrics.md §11)
+  std::int64_t origin_ns = 0;  // profiler start: the earliest event or record
+                               // (docs/metrics/11-memory-curve-from-memory-events.md §11)
   // Per record of trace.memory: the innermost op on its thread spanning it, or kNoEvent.
   std::vector<EventIndex> op_of_record;
   std::vector<DeviceMemory> devices;  // GPUs by id, then CPU, then other types

@@ -1,6 +1,7 @@
-// The operator table, like torch.profiler's key_averages() (metrics.md §12): per op name (and
-// per input shape on request) calls, self and total CPU time, self and total device time, with
-// each device activity attributed to the op that launched it; and the device activities by name
+// The operator table, like torch.profiler's key_averages()
+// (docs/metrics/12-operator-table-like-torch-profiler-key-a.md §12): per op name (and per input
+// shape on request) calls, self and total CPU time, self and total device time, with each device
+// activity attributed to the op that launched it; and the device activities by name
 // ("kernel rows"), as PyTorch's table lists them.
 #pragma once
 
@@ -69,7 +70,8 @@ struct OperatorsResult {
   std::int64_t attributed_by_external_id = 0;
   std::int64_t attributed_through_launch_call = 0;
   std::int64_t merged_single_children = 0;  // same-name only children folded into their parent
-  std::int64_t ops_outside_scope = 0;       // not dropped silently (metrics.md §0.7)
+  std::int64_t ops_outside_scope =
+      0;  // not dropped silently (docs/metrics/00-conventions-for-every-figure.md §0.7)
 };
 
 // Counts an op in the step that contains its start: with kept steps, ops starting in

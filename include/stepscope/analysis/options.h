@@ -1,4 +1,4 @@
-// Options shared by every analysis (metrics.md §0.1).
+// Options shared by every analysis (docs/metrics/00-conventions-for-every-figure.md §0.1).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,8 @@ struct AnalysisOptions {
   std::optional<StepRange> steps;  // analyse only these kept steps
   int top = 10;                    // rows in top-N tables
   bool group_by_input_shape = false;
-  bool hta_rounding = true;  // compat-hta: emulate HTA's µs rounding (metrics.md §0.6)
+  bool hta_rounding = true;  // compat-hta: emulate HTA's µs rounding
+                             // (docs/metrics/00-conventions-for-every-figure.md §0.6)
 };
 
 }  // namespace stepscope

@@ -1,6 +1,7 @@
 // Training phases per kept step (forward, backward, optimizer, data loading), from the markers
-// a trace carries. No peer defines this breakdown; metrics.md §9 (last paragraph) names the
-// markers. It is kept apart from the 8-way roles of step_breakdown.h and never mixed with them.
+// a trace carries. No peer defines this breakdown;
+// docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9 (last paragraph) names the markers.
+// It is kept apart from the 8-way roles of step_breakdown.h and never mixed with them.
 #pragma once
 
 #include <array>

@@ -1,7 +1,7 @@
-// Launch-queue length per stream (metrics.md §8 native): how much work the host has submitted
-// that has not started yet. The queue grows by one when a launch call starts and shrinks by one
-// when the launched activity starts. Near CUDA's per-stream limit of 1024 a launch call blocks
-// until a slot frees: the host then runs at the GPU's pace.
+// Launch-queue length per stream (docs/metrics/08-hta-queue-length-summary.md §8 native): how much
+// work the host has submitted that has not started yet. The queue grows by one when a launch call
+// starts and shrinks by one when the launched activity starts. Near CUDA's per-stream limit of 1024
+// a launch call blocks until a slot frees: the host then runs at the GPU's pace.
 #pragma once
 
 #include <cstdint>

@@ -20,8 +20,23 @@
 
 namespace stepscope {
 
+// A borrowed, never-null reference to a Trace. The type says what a raw pointer did not: the
+// holder does not own the Trace, which must outlive it (Report owns both, the traces first).
+// Built only from an lvalue, so a temporary Trace fails to compile rather than dangle.
+class TraceRef {
+ public:
+  explicit TraceRef(const Trace& trace) : trace_(&trace) {}
+  explicit TraceRef(const Trace&& trace) = delete;
+  [[nodiscard]] const Trace& get() const { return *trace_; }
+  const Trace& operator*() const { return *trace_; }
+  const Trace* operator->() const { return trace_; }
+
+ private:
+  const Trace* trace_;  // never null
+};
+
 struct RankAnalyses {
-  const Trace* trace = nullptr;
+  TraceRef trace;  // the analysed trace, borrowed: see TraceRef
   AnalysisOptions options;
   StepsResult steps;
   StepTimeStats step_time;
@@ -43,5 +58,6 @@ struct RankAnalyses {
 
 // Runs every analysis on one rank.
 RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options);
+RankAnalyses analyze_rank(const Trace&& trace, const AnalysisOptions& options) = delete;
 
 }  // namespace stepscope

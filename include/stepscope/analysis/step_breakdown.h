@@ -1,5 +1,6 @@
-// The 8-way step-time breakdown of tb_plugin (metrics.md §9): every nanosecond of every kept step
-// goes to exactly one role, by priority (Kernel first, Other last).
+// The 8-way step-time breakdown of tb_plugin
+// (docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9): every nanosecond of every kept
+// step goes to exactly one role, by priority (Kernel first, Other last).
 #pragma once
 
 #include <array>
@@ -58,12 +59,14 @@ struct StepBreakdownResult {
   std::vector<StepBreakdownRow> steps;  // kept steps, in order
   RoleTimes sum;                        // over kept steps
   RoleTimes mean;                       // sum / number of kept steps, rounded to the ns
-  // compat-tb: the tb_plugin artefacts that shaped this result (see metrics.md §9).
+  // compat-tb: the tb_plugin artefacts that shaped this result (see
+  // docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9).
   std::vector<std::string> quirks;
 };
 
-// Native: metrics.md §9 "stepscope (native)". compat-tb: tb_plugin 0.4.3 as the plugin computes
-// it, including the "free restarts" artefact. compat-hta has no breakdown: it runs as native.
+// Native: docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9 "stepscope (native)".
+// compat-tb: tb_plugin 0.4.3 as the plugin computes it, including the "free restarts" artefact.
+// compat-hta has no breakdown: it runs as native.
 StepBreakdownResult compute_step_breakdown(const Trace& trace, const StepsResult& steps,
                                            const AnalysisOptions& options);
 

@@ -1,4 +1,5 @@
-// Profiler steps, the step window and step-time statistics (metrics.md §1, §2, §0.7).
+// Profiler steps, the step window and step-time statistics
+// (docs/metrics/01-profiler-steps-and-step-boundaries.md §1, §2, §0.7).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,8 @@ struct Step {
   std::int64_t end_ns = 0;
   std::int64_t device_activities = 0;  // matched through the step's launch calls
   StepStatus status = StepStatus::kKept;
-  bool outlier = false;  // metrics.md §2: > median of the others + 3 × 1.4826 × their MAD
+  bool outlier = false;  // docs/metrics/02-step-time-statistics.md §2: > median of the others + 3
+                         // × 1.4826 × their MAD
   [[nodiscard]] bool kept() const { return status == StepStatus::kKept; }
   [[nodiscard]] std::int64_t duration_ns() const { return end_ns - start_ns; }
   [[nodiscard]] std::int64_t host_duration_ns() const { return host_end_ns - host_start_ns; }
@@ -39,14 +41,18 @@ struct StepsResult {
   std::vector<Step> steps;         // sorted by host start
   bool rebased = false;            // device-rebased (a GPU trace) or host spans (CPU-only)
   std::vector<std::string> notes;  // duplicated numbers, nested steps, several threads
-  // The analysis window W (metrics.md §0.7): kept steps, else the GPU activity span.
+  // The analysis window W (docs/metrics/00-conventions-for-every-figure.md §0.7): kept steps, else
+  // the GPU activity span.
   std::optional<Interval> window;
   enum class WindowSource : std::uint8_t {
     kSteps,
     kGpuActivitySpan,
     kNone
   } window_source = WindowSource::kNone;
-  [[nodiscard]] std::vector<const Step*> kept() const;
+  // Pointers into `steps`: never called on a temporary (that was a use-after-free once).
+  [[nodiscard]] std::vector<const Step*> kept() const&;
+  std::vector<const Step*> kept() && = delete;
+  std::vector<const Step*> kept() const&& = delete;
 };
 
 // Native: tb_plugin's device-rebased, tail-trimmed steps with stepscope's two fixes

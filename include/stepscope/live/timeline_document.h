@@ -71,7 +71,8 @@ struct MonitorTimelineDocument {
   std::vector<TimelineProcess> processes;  // distinct pids, the first 1000
 
   // The distribution named `name`, or nullptr.
-  [[nodiscard]] const Distribution* distribution(std::string_view name) const;
+  [[nodiscard]] const Distribution* distribution(std::string_view name) const&;
+  const Distribution* distribution(std::string_view name) && = delete;  // would dangle
 };
 
 // True when `path` is a `.json` file whose top-level "schema" (looked for in its first few

@@ -79,7 +79,8 @@ bool any_sync_row(const std::vector<RankRows>& ranks) {
   });
 }
 
-// The HTA artefacts this report carries (metrics.md §0.1: a compat result says so).
+// The HTA artefacts this report carries (docs/metrics/00-conventions-for-every-figure.md §0.1: a
+// compat result says so).
 std::vector<std::string> quirks_of(const HtaReport& report, const std::vector<RankRows>& ranks) {
   std::vector<std::string> quirks;
   if (report.step_filter) quirks.emplace_back("last_step_dropped");

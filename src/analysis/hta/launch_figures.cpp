@@ -16,7 +16,7 @@ constexpr std::int64_t kRuntimeCutoffNs = 50'000;
 constexpr std::int64_t kDelayCutoffNs = 100'000;
 
 // The launch names of the launch statistics (with memory events) and of the queue summary: two
-// lists in HTA that disagree (metrics.md §7, §8).
+// lists in HTA that disagree (docs/metrics/07-hta-cuda-kernel-launch-statistics.md §7, §8).
 bool is_stats_launch(std::string_view name) {
   static constexpr std::array<std::string_view, 5> kNames = {
       "cudaLaunchKernel", "cudaLaunchKernelExC", "runFunction - job_prep_and_submit_for_execution",
@@ -106,7 +106,8 @@ std::map<std::int64_t, std::vector<Point>> queue_points(const RankRows& rows) {
 
 // pandas `describe()` of the running sums after each point.
 QueueStream summarize(std::int64_t stream, std::vector<Point>& points) {
-  // Equal times: decrements first (HTA's order is unspecified; metrics.md §8).
+  // Equal times: decrements first (HTA's order is unspecified;
+  // docs/metrics/08-hta-queue-length-summary.md §8).
   std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
     return a.time != b.time ? a.time < b.time : a.delta < b.delta;
   });

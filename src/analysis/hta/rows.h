@@ -1,6 +1,6 @@
-// HTA's row set of one rank (metrics.md §0.6): the complete events, rounded inward to whole
-// microseconds when the trace's `ts` column is floating point, with HTA's stream and
-// correlation columns, and the step filter that drops the last profiler step.
+// HTA's row set of one rank (docs/metrics/00-conventions-for-every-figure.md §0.6): the complete
+// events, rounded inward to whole microseconds when the trace's `ts` column is floating point, with
+// HTA's stream and correlation columns, and the step filter that drops the last profiler step.
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,11 @@
 // Rule: exposed communication. Collectives that run with no computation beside them add their
-// whole duration to the step (metrics.md §6.3: exposed_comm = |COMM − COMP|).
+// whole duration to the step (docs/metrics/06-communication-computation-overlap.md §6.3:
+// exposed_comm = |COMM − COMP|).
 //
 // Evidence: exposed communication per step and its share, the overlap share, and the
 // collective kernels behind it. Threshold: 10 % of the mean step; below that overlap tuning
 // rarely pays for its complexity.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 

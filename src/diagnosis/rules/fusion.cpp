@@ -5,7 +5,7 @@
 // Evidence: chains of >= 4 consecutive short (< 20 µs) elementwise / reduction kernels less than
 // 10 µs apart on a stream, their count and time per step, and the kernels in them.
 // Threshold: what fusion saves (each chain's span minus its longest kernel) >= 5 % of the step.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>

@@ -6,7 +6,7 @@
 // issued them (`aten::item`, `aten::_local_scalar_dense`, `aten::nonzero`, `.cpu()`...).
 // Threshold: the GPU idle after syncs >= 3 % of the mean step. One sync per step for logging
 // costs less than that on any step longer than a few milliseconds.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <array>
 

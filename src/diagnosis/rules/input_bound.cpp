@@ -2,10 +2,10 @@
 //
 // Evidence: the step-time breakdown's DataLoader role, which by its priority rule holds only
 // DataLoader time not covered by any GPU work, i.e. time the GPU spends idle waiting for input
-// (metrics.md §9); on a CPU-only trace, data loading's share of the step (phases).
-// Threshold: 5 % of the mean step. Below that the input pipeline is not what limits the step,
-// and the fixes cost CPU cores and memory.
-#include <fmt/core.h>
+// (docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9); on a CPU-only trace, data
+// loading's share of the step (phases). Threshold: 5 % of the mean step. Below that the input
+// pipeline is not what limits the step, and the fixes cost CPU cores and memory.
+#include <fmt/format.h>
 
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"

@@ -1,12 +1,13 @@
 // Rule: host / launch-bound. The GPU idles because the host submits work too slowly: gaps in
-// GPU activity whose next kernel was launched only after the gap began ("host wait", metrics.md
-// §5), many kernels shorter than their own launch, and launch calls a large part of host time.
+// GPU activity whose next kernel was launched only after the gap began ("host wait",
+// docs/metrics/05-hta-idle-time-breakdown-per-stream.md §5), many kernels shorter than their own
+// launch, and launch calls a large part of host time.
 //
 // Idle already explained by other rules is left out: gaps inside DataLoader spans (input-bound)
 // and right after blocking syncs (host-device sync), so a wait is never counted twice.
 // Threshold: host-wait idle >= 10 % of the mean step. Some host wait is normal at step
 // boundaries and around the optimizer; a tenth of the step is worth removing.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <string_view>

@@ -1,12 +1,12 @@
 // Rule: the GPU is busy but underused. High utilization says kernels are running, not that they
 // fill the GPU: a kernel with fewer thread blocks than half the SMs (`blocks per SM` < 0.5,
-// metrics.md §10.2) leaves most of the chip idle while it runs. Kineto's estimated achieved
-// occupancy is not used: it reads low (or 0, unknown) for large, efficient GEMM tiles, which an
-// H100 run showed.
+// docs/metrics/10-tb-plugin-gpu-summary-metrics.md §10.2) leaves most of the chip idle while it
+// runs. Kineto's estimated achieved occupancy is not used: it reads low (or 0, unknown) for large,
+// efficient GEMM tiles, which an H100 run showed.
 //
 // Evidence: the share of kernel time in such kernels, the kernels, and the GPU utilization.
 // Threshold: utilization >= 60 % and those kernels >= 30 % of kernel time.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 

@@ -1,4 +1,5 @@
-// Rules on GPU memory from `[memory]` events (metrics.md §11):
+// Rules on GPU memory from `[memory]` events (docs/metrics/11-memory-curve-from-memory-events.md
+// §11):
 //   memory-growth: memory allocated at the start of each kept step rises step after step, the
 //     signature of tensors kept alive across steps (a loss accumulated without .item(), outputs
 //     stored for logging with their graph). Threshold: it rises at every step boundary, by more
@@ -7,7 +8,7 @@
 //     use, and at least 1 GiB more: fragmentation.
 //   allocator-churn: cudaMalloc / cudaFree inside kept steps after the first, the caching
 //     allocator going back to the driver. Threshold: their host time >= 1 % of the step.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>

@@ -2,11 +2,11 @@
 // a GPU that has tensor cores (compute capability 7.0 or higher).
 //
 // Evidence: GPU time in fp32 GEMM / convolution kernels (names with `sgemm`, `scudnn`, `ffma`,
-// or a GEMM / convolution name with `f32` and no tensor-core marker; metrics.md §10.4 for the
-// tensor-core names), per step and as a share of kernel time, with the device and its
-// compute capability. Threshold: 10 % of kernel time. Below that a change of precision is not
-// worth its numerical risk.
-#include <fmt/core.h>
+// or a GEMM / convolution name with `f32` and no tensor-core marker;
+// docs/metrics/10-tb-plugin-gpu-summary-metrics.md §10.4 for the tensor-core names), per step and
+// as a share of kernel time, with the device and its compute capability. Threshold: 10 % of kernel
+// time. Below that a change of precision is not worth its numerical risk.
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>

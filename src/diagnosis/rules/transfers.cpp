@@ -6,7 +6,7 @@
 // writes, e.g. "Memcpy HtoD (Pageable -> Device)"), the part of it with the GPU doing nothing
 // else, and the ops that issued them (`aten::copy_`, `aten::to`).
 // Threshold: copies with no compute beside them >= 3 % of the mean step.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"

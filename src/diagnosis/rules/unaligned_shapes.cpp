@@ -5,7 +5,7 @@
 // Evidence: the GEMM / convolution ops whose 16-bit or 8-bit inputs (`Input type`) have a
 // dimension of 8 or more in their last two axes (`Input Dims`) that is not such a multiple, with
 // the shapes and the GPU time of the kernels they launched. Threshold: 3 % of the step.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>

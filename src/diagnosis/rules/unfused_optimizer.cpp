@@ -4,7 +4,7 @@
 // Evidence: kernels launched inside `Optimizer.step#...` per step, how many of them are short,
 // and the optimizer's host time per step. Threshold: 30 kernels per step with no multi-tensor
 // (`multi_tensor_apply`) or fused kernel among them, and the optimizer at least 3 % of the step.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"

@@ -19,7 +19,8 @@ namespace {
 
 // Errors carry the field path; the caller adds the file and the event's byte offset.
 Error field_error(std::string_view field, std::string_view what) {
-  return make_error("field \"" + std::string(field) + "\": " + std::string(what));
+  return make_error(ErrorKind::kNotTrace,
+                    "field \"" + std::string(field) + "\": " + std::string(what));
 }
 
 Error simdjson_failure(std::string_view field, simdjson::error_code code) {
@@ -27,7 +28,9 @@ Error simdjson_failure(std::string_view field, simdjson::error_code code) {
     return field_error(field, "number out of range");
   }
   if (code == simdjson::INCORRECT_TYPE) return field_error(field, "wrong type");
-  return field_error(field, simdjson::error_message(code));
+  Error error = field_error(field, simdjson::error_message(code));
+  error.kind = ErrorKind::kNotJson;  // any other simdjson failure: the bytes are not valid JSON
+  return error;
 }
 
 // Integers may be written as `12` or `12.0`; anything else of type number is refused.
@@ -111,23 +114,20 @@ Result<RawId> read_id(od::value value, std::string_view field, RawEvent& event) 
   }
   id.present = true;
   if (type == od::json_type::string) {
-    Result<std::string_view> text = read_string(value, field);
-    if (!text) return std::move(text).error();
-    id.text = *text;
+    STEPSCOPE_ASSIGN_OR_RETURN(const std::string_view text, read_string(value, field));
+    id.text = text;
     return id;
   }
-  Result<std::string_view> literal = read_number_literal(value, field);
-  if (!literal) return std::move(literal).error();
-  id.text = *literal;
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::string_view literal, read_number_literal(value, field));
+  id.text = literal;
   id.is_number = true;
-  const char* end = literal->data() + literal->size();
-  if (auto [stop, error] = std::from_chars(literal->data(), end, id.number);
+  const char* end = literal.data() + literal.size();
+  if (auto [stop, error] = std::from_chars(literal.data(), end, id.number);
       error == std::errc() && stop == end) {
     return id;  // the usual integer, without a second pass through simdjson
   }
-  Result<std::int64_t> number = read_integer(value, field);
-  if (!number) return std::move(number).error();
-  id.number = *number;
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t number, read_integer(value, field));
+  id.number = number;
   return id;
 }
 
@@ -304,7 +304,7 @@ Status read_triple(od::value value, const char* field, std::int32_t (&triple)[3]
   } while (false)
 
 // `stream` is an integer in CUDA traces and a string such as "0x0" in ROCm runtime calls,
-// which carries no stream we can use (metrics.md §0.4).
+// which carries no stream we can use (docs/metrics/00-conventions-for-every-figure.md §0.4).
 Status read_stream(od::value value, RawEvent& out) {
   od::json_type type;
   if (auto code = value.type().get(type)) return simdjson_failure("args.stream", code);
@@ -445,7 +445,7 @@ Status read_args(od::object args, RawEvent& out) {
     if (which == ArgKey::kOther) continue;  // On-Demand skips the unread value
     od::value value;
     if (auto code = field.value().get(value)) return simdjson_failure("args", code);
-    if (Status status = read_arg(which, value, out); !status) return status;
+    STEPSCOPE_TRY(read_arg(which, value, out));
   }
   return Done{};
 }
@@ -485,7 +485,7 @@ Status read_event(od::object object, RawEvent& out) {
     od::value value;
     if (auto code = field.value().get(value)) return simdjson_failure("event", code);
     if (key.unsafe_is_equal("ph")) {
-      if (Status s = read_phase(value, out); !s) return s;
+      STEPSCOPE_TRY(read_phase(value, out));
     } else if (key.unsafe_is_equal("name")) {
       STEPSCOPE_TRY(lenient_string(value, "name", out.name, out));
     } else if (key.unsafe_is_equal("cat")) {
@@ -499,7 +499,7 @@ Status read_event(od::object object, RawEvent& out) {
     } else if (key.unsafe_is_equal("tid")) {
       STEPSCOPE_TRY_ASSIGN(out.tid, read_id(value, "tid", out));
     } else if (key.unsafe_is_equal("id")) {
-      if (Status s = read_flow_id(value, out); !s) return s;
+      STEPSCOPE_TRY(read_flow_id(value, out));
     } else if (key.unsafe_is_equal("args")) {
       od::json_type type;
       if (auto code = value.type().get(type)) return simdjson_failure("args", code);
@@ -507,7 +507,7 @@ Status read_event(od::object object, RawEvent& out) {
         out.tolerate("args", false);
         continue;
       }
-      if (Status s = read_args(value.get_object().value_unsafe(), out); !s) return s;
+      STEPSCOPE_TRY(read_args(value.get_object().value_unsafe(), out));
     }
   }
   return Done{};
@@ -536,12 +536,14 @@ Status EventParser::parse(const char* text, const EventSlice& slice, std::size_t
   od::document document;
   if (auto code =
           impl_->parser.iterate(text + slice.offset, slice.length, capacity).get(document)) {
-    return make_error(std::string("invalid JSON in event: ") + simdjson::error_message(code),
+    return make_error(ErrorKind::kNotJson,
+                      std::string("invalid JSON in event: ") + simdjson::error_message(code),
                       slice.file_offset);
   }
   od::object object;
   if (auto code = document.get_object().get(object)) {
-    return make_error(std::string("invalid JSON in event: ") + simdjson::error_message(code),
+    return make_error(ErrorKind::kNotJson,
+                      std::string("invalid JSON in event: ") + simdjson::error_message(code),
                       slice.file_offset);
   }
   Status status = read_event(object, out);

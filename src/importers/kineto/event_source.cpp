@@ -9,13 +9,14 @@
 namespace stepscope {
 
 Result<std::string> event_json(const Trace& trace, EventIndex event) {
-  auto fail = [&trace](std::string message) {
-    Error error = make_error(std::move(message));
+  // Every failure past the index check means the file is no longer what was loaded: I/O.
+  auto fail = [&trace](std::string message, ErrorKind kind = ErrorKind::kIo) {
+    Error error = make_error(kind, std::move(message));
     error.file = trace.source_path;
     return error;
   };
   if (event < 0 || static_cast<std::size_t>(event) >= trace.events.size()) {
-    return fail("no event " + std::to_string(event) + " in this trace");
+    return fail("no event " + std::to_string(event) + " in this trace", ErrorKind::kBadOption);
   }
   Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(trace.source_path);
   if (!source) return fail("cannot reopen the trace: " + source.error().message);
@@ -27,7 +28,7 @@ Result<std::string> event_json(const Trace& trace, EventIndex event) {
   std::string text;
   while (text.size() < length) {
     Result<std::size_t> got = (*source)->read(chunk.data(), chunk.size());
-    if (!got) return fail(got.error().message);
+    if (!got) return fail(got.error().message, got.error().kind);
     if (*got == 0) return fail("the trace changed since it was loaded: it ends before the event");
     const std::uint64_t chunk_end = position + *got;
     if (chunk_end > offset) {

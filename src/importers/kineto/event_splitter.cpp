@@ -38,8 +38,8 @@ EventSplitter::EventSplitter(io::ByteSource& source) : source_(source) {
   buffer_.resize(chunk_ + kPadding);
 }
 
-Error EventSplitter::error_at(std::size_t position, std::string message) const {
-  return make_error(std::move(message), base_offset_ + position);
+Error EventSplitter::error_at(std::size_t position, std::string message, ErrorKind kind) const {
+  return make_error(kind, std::move(message), base_offset_ + position);
 }
 
 Result<bool> EventSplitter::fill() {
@@ -52,17 +52,18 @@ Result<bool> EventSplitter::fill() {
   }
   if (buffer_.size() - kPadding - end_ < chunk_ / 2) {
     if (end_ > kMaxEventBytes) {
-      return error_at(0, "a single JSON value is larger than 1 GiB: not a profiler trace event");
+      return error_at(0, "a single JSON value is larger than 1 GiB: not a profiler trace event",
+                      ErrorKind::kLimitExceeded);
     }
     buffer_.resize(std::max(buffer_.size() * 2, end_ + chunk_ + kPadding));
   }
-  Result<std::size_t> got = source_.read(buffer_.data() + end_, buffer_.size() - kPadding - end_);
-  if (!got) return std::move(got).error();
-  if (*got == 0) {
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t got,
+                             source_.read(buffer_.data() + end_, buffer_.size() - kPadding - end_));
+  if (got == 0) {
     eof_ = true;
     return false;
   }
-  end_ += *got;
+  end_ += got;
   return true;
 }
 
@@ -70,9 +71,8 @@ Result<bool> EventSplitter::next_significant_byte() {
   for (;;) {
     while (begin_ < end_ && is_space(buffer_[begin_])) ++begin_;
     if (begin_ < end_) return true;
-    Result<bool> more = fill();
-    if (!more) return std::move(more).error();
-    if (!*more) return false;
+    STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
+    if (!more) return false;
   }
 }
 
@@ -96,8 +96,10 @@ Result<std::size_t> EventSplitter::scan_container(std::size_t position) const {
   const std::size_t end = find_container_end(buffer_.data() + position, end_ - position);
   if (end == kContainerUnbalanced) return error_at(position, "unbalanced brackets in a JSON value");
   if (end == kContainerTooDeep) {
-    return error_at(position, "JSON nested deeper than " + std::to_string(kMaxContainerDepth) +
-                                  " levels: not a profiler event");
+    return error_at(position,
+                    "JSON nested deeper than " + std::to_string(kMaxContainerDepth) +
+                        " levels: not a profiler event",
+                    ErrorKind::kLimitExceeded);
   }
   if (end == kContainerIncomplete) return kIncomplete;
   return position + end;
@@ -119,8 +121,7 @@ Result<std::size_t> EventSplitter::scan_value(std::size_t position) const {
 Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
   batch.clear();
   while (state_ != State::kDone && batch.text.size() < target_bytes) {
-    Result<bool> progressed = step(batch);
-    if (!progressed) return std::move(progressed).error();
+    STEPSCOPE_TRY(step(batch));
   }
   if (!batch.events.empty()) batch.text.resize(batch.text.size() + kPadding, ' ');
   return !batch.events.empty() || state_ != State::kDone;
@@ -130,9 +131,8 @@ void EventSplitter::finish_events_array() { state_ = after_events_; }
 
 // Completes one action of the state machine, reading more input when needed.
 Result<bool> EventSplitter::step(EventBatch& batch) {
-  Result<bool> have = next_significant_byte();
-  if (!have) return std::move(have).error();
-  if (!*have) {
+  STEPSCOPE_ASSIGN_OR_RETURN(const bool have, next_significant_byte());
+  if (!have) {
     if (state_ == State::kAfterRoot) {
       state_ = State::kDone;
       return true;
@@ -161,9 +161,8 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
         state_ = State::kEventsStart;
       } else if (static_cast<unsigned char>(c) == 0xef) {  // UTF-8 byte order mark
         if (end_ - begin_ < 3) {
-          Result<bool> more = fill();
-          if (!more) return std::move(more).error();
-          if (!*more) return error_at(begin_, "not JSON: stray byte 0xef");
+          STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
+          if (!more) return error_at(begin_, "not JSON: stray byte 0xef");
           return true;
         }
         if (static_cast<unsigned char>(buffer_[begin_ + 1]) != 0xbb ||
@@ -184,16 +183,14 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
         return true;
       }
       if (c != '"') return error_at(begin_, "expected a key string, found " + describe_byte(c));
-      Result<std::size_t> after = scan_string(begin_);
-      if (!after) return std::move(after).error();
-      if (*after == kIncomplete) {
-        Result<bool> more = fill();
-        if (!more) return std::move(more).error();
-        if (!*more) return error_at(end_, "unexpected end of input inside a key");
+      STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, scan_string(begin_));
+      if (after == kIncomplete) {
+        STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
+        if (!more) return error_at(end_, "unexpected end of input inside a key");
         return true;
       }
-      current_key_.assign(buffer_.data() + begin_ + 1, *after - begin_ - 2);
-      begin_ = *after;
+      current_key_.assign(buffer_.data() + begin_ + 1, after - begin_ - 2);
+      begin_ = after;
       state_ = State::kObjectColon;
       return true;
     }
@@ -204,23 +201,20 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
       return true;
     case State::kObjectValue: {
       if (current_key_ == "traceEvents") {
-        if (c != '[') return error_at(begin_, "traceEvents is not an array");
+        if (c != '[') return error_at(begin_, "traceEvents is not an array", ErrorKind::kNotTrace);
         ++begin_;
         top_level_.saw_trace_events = true;
         after_events_ = State::kObjectAfterValue;
         state_ = State::kEventsStart;
         return true;
       }
-      Result<std::size_t> after = scan_value(begin_);
-      if (!after) return std::move(after).error();
-      if (*after == kIncomplete) {
-        Result<bool> more = fill();
-        if (!more) return std::move(more).error();
-        if (!*more)
-          return error_at(end_, "unexpected end of input inside \"" + current_key_ + "\"");
+      STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, scan_value(begin_));
+      if (after == kIncomplete) {
+        STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
+        if (!more) return error_at(end_, "unexpected end of input inside \"" + current_key_ + "\"");
         return true;
       }
-      const std::string_view raw(buffer_.data() + begin_, *after - begin_);
+      const std::string_view raw(buffer_.data() + begin_, after - begin_);
       if (current_key_ == "deviceProperties") {
         top_level_.device_properties.assign(raw);
       } else if (current_key_ == "distributedInfo") {
@@ -234,7 +228,7 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
       } else if (top_level_.other_keys.size() < kMaxKeysKept) {
         top_level_.other_keys.push_back(current_key_);
       }
-      begin_ = *after;
+      begin_ = after;
       state_ = State::kObjectAfterValue;
       return true;
     }
@@ -263,26 +257,27 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
           return error_at(begin_,
                           "not a Chrome trace: the first element of the event array is "
                           "not an event object (found " +
-                              describe_byte(c) + ")");
+                              describe_byte(c) + ")",
+                          ErrorKind::kNotTrace);
         }
-        return error_at(begin_, "element " + std::to_string(events_seen_) +
-                                    " of the event array is not an event object (found " +
-                                    describe_byte(c) + ")");
+        return error_at(begin_,
+                        "element " + std::to_string(events_seen_) +
+                            " of the event array is not an event object (found " +
+                            describe_byte(c) + ")",
+                        ErrorKind::kNotTrace);
       }
-      Result<std::size_t> after = scan_container(begin_);
-      if (!after) return std::move(after).error();
-      if (*after == kIncomplete) {
-        Result<bool> more = fill();
-        if (!more) return std::move(more).error();
-        if (!*more) return error_at(begin_, "unexpected end of input inside an event: truncated");
+      STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, scan_container(begin_));
+      if (after == kIncomplete) {
+        STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
+        if (!more) return error_at(begin_, "unexpected end of input inside an event: truncated");
         return true;
       }
-      const std::size_t length = *after - begin_;
+      const std::size_t length = after - begin_;
       batch.events.push_back(EventSlice{static_cast<std::uint32_t>(batch.text.size()),
                                         static_cast<std::uint32_t>(length), base_offset_ + begin_});
-      batch.text.insert(batch.text.end(), buffer_.data() + begin_, buffer_.data() + *after);
+      batch.text.insert(batch.text.end(), buffer_.data() + begin_, buffer_.data() + after);
       ++events_seen_;
-      begin_ = *after;
+      begin_ = after;
       state_ = State::kEventsAfterElement;
       return true;
     }

@@ -81,7 +81,10 @@ class EventSplitter {
   Result<std::size_t> scan_value(std::size_t position) const;
   Result<std::size_t> scan_string(std::size_t position) const;
   Result<std::size_t> scan_container(std::size_t position) const;
-  Error error_at(std::size_t position, std::string message) const;
+  // Most splitter errors mean the bytes are not valid JSON; the caller says when it is another
+  // kind.
+  Error error_at(std::size_t position, std::string message,
+                 ErrorKind kind = ErrorKind::kNotJson) const;
   void finish_events_array();
 
   io::ByteSource& source_;

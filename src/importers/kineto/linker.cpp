@@ -11,7 +11,8 @@ namespace stepscope::kineto {
 namespace {
 
 // Per thread, an event's parent is the innermost earlier event that contains it; a partial
-// overlap creates no relation (metrics.md §12). Events arrive sorted (start asc, longer first).
+// overlap creates no relation (docs/metrics/12-operator-table-like-torch-profiler-key-a.md §12).
+// Events arrive sorted (start asc, longer first).
 void link_nesting(Trace& trace) {
   EventTable& e = trace.events;
   e.parent.assign(e.size(), kNoEvent);

@@ -1,6 +1,7 @@
 // Resolves, once at load, the links analyses follow: per-thread nesting of host events, the
 // launch call of each device activity (correlation id) and the op each activity is attributed
-// to (External id, else through its launch call; metrics.md §12).
+// to (External id, else through its launch call;
+// docs/metrics/12-operator-table-like-torch-profiler-key-a.md §12).
 #pragma once
 
 #include "importers/kineto/import_notes.h"

@@ -76,10 +76,10 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   };
   if (!status) return fail(std::move(status).error());
   if (!splitter.top_level().saw_trace_events) {
-    return fail(make_error(explain_not_a_trace(splitter.top_level())));
+    return fail(make_error(ErrorKind::kNotTrace, explain_not_a_trace(splitter.top_level())));
   }
   if (trace.stats.events_seen == 0)
-    return fail(make_error("empty trace: traceEvents has no events"));
+    return fail(make_error(ErrorKind::kNotTrace, "empty trace: traceEvents has no events"));
   if (Status s = builder.finish(splitter.top_level()); !s) return fail(std::move(s).error());
   trace.stats.input_bytes = splitter.bytes_read();
   if (notes != nullptr) {
@@ -146,13 +146,14 @@ Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options)
   }
   std::sort(unreadable.begin(), unreadable.end());
   if (walk_error) {
-    Error error = make_error("cannot list the folder: " + walk_error.message());
+    Error error = make_error(ErrorKind::kIo, "cannot list the folder: " + walk_error.message());
     error.file = folder.string();
     return error;
   }
   std::sort(files.begin(), files.end());
   if (files.empty() && unreadable.empty()) {
-    Error error = make_error("no trace files (*.json, *.json.gz) in this folder");
+    Error error =
+        make_error(ErrorKind::kNotTrace, "no trace files (*.json, *.json.gz) in this folder");
     error.file = folder.string();
     return error;
   }
@@ -199,7 +200,8 @@ Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options)
     }
   }
   if (set.ranks.empty()) {
-    Error error = make_error(options.rank ? "no trace of rank " + std::to_string(*options.rank)
+    Error error = make_error(options.rank ? ErrorKind::kBadOption : ErrorKind::kNotTrace,
+                             options.rank ? "no trace of rank " + std::to_string(*options.rank)
                                           : "no loadable trace in this folder");
     error.file = folder.string();
     return error;
@@ -248,20 +250,20 @@ Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options
   std::error_code error_code;
   if (path != "-" && fs::is_directory(path, error_code)) return load_folder(path, options);
   if (path != "-" && !fs::exists(path, error_code)) {
-    Error error = make_error("no such file or folder");
+    Error error = make_error(ErrorKind::kIo, "no such file or folder");
     error.file = path;
     return error;
   }
   TraceSet set;
-  Result<Trace> trace = load_file_noting(path, options, &set.notes);
-  if (!trace) return std::move(trace).error();
-  if (options.rank && trace->rank != *options.rank) {
-    Error error = make_error("the trace is rank " + std::to_string(trace->rank) + ", not " +
-                             std::to_string(*options.rank));
+  STEPSCOPE_ASSIGN_OR_RETURN(Trace trace, load_file_noting(path, options, &set.notes));
+  if (options.rank && trace.rank != *options.rank) {
+    Error error =
+        make_error(ErrorKind::kBadOption, "the trace is rank " + std::to_string(trace.rank) +
+                                              ", not " + std::to_string(*options.rank));
     error.file = path;
     return error;
   }
-  set.ranks.push_back(std::move(trace).value());
+  set.ranks.push_back(std::move(trace));
   return set;
 }
 

@@ -204,13 +204,12 @@ Status run_sequential(EventSplitter& splitter, TraceBuilder& builder, const Prog
   EventBatch batch;
   RawEvent event;
   for (;;) {
-    Result<bool> more = splitter.next(batch, kBatchBytes);
-    if (!more) return std::move(more).error();
-    if (!*more) return Done{};
+    STEPSCOPE_ASSIGN_OR_RETURN(const bool more, splitter.next(batch, kBatchBytes));
+    if (!more) return Done{};
     for (const EventSlice& slice : batch.events) {
       const std::size_t capacity = batch.text.size() - slice.offset;
-      if (Status s = parser.parse(batch.text.data(), slice, capacity, event); !s) return s;
-      if (Status s = build(builder, event); !s) return s;
+      STEPSCOPE_TRY(parser.parse(batch.text.data(), slice, capacity, event));
+      STEPSCOPE_TRY(build(builder, event));
     }
     if (tick) tick();
   }

@@ -33,9 +33,10 @@ void keep_where(std::vector<T>& column, const std::vector<bool>& keep) {
 Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_view field) {
   std::optional<std::int64_t> ns = microseconds_literal_to_ns(literal);
   if (!ns) {
-    return make_error("field \"" + std::string(field) + "\": number " +
-                      std::string(literal.substr(0, 40)) + (literal.size() > 40 ? "..." : "") +
-                      " is out of range for a time in microseconds");
+    return make_error(ErrorKind::kNotTrace, "field \"" + std::string(field) + "\": number " +
+                                                std::string(literal.substr(0, 40)) +
+                                                (literal.size() > 40 ? "..." : "") +
+                                                " is out of range for a time in microseconds");
   }
   return *ns;
 }
@@ -95,9 +96,7 @@ Status TraceBuilder::add(const RawEvent& event) {
   }
   std::int64_t time_ns = 0;
   if (event.has_ts) {
-    Result<std::int64_t> parsed = time_literal_to_ns(event.ts_literal, "ts");
-    if (!parsed) return std::move(parsed).error();
-    time_ns = *parsed;
+    STEPSCOPE_ASSIGN_OR_RETURN(time_ns, time_literal_to_ns(event.ts_literal, "ts"));
     if (!is_integer_literal(event.ts_literal)) stats.any_fractional_ts_literal = true;
   } else {
     stats.any_event_without_ts = true;
@@ -108,14 +107,14 @@ Status TraceBuilder::add(const RawEvent& event) {
         ++stats.invalid_complete_events;
         return Done{};
       }
-      Result<std::int64_t> dur = time_literal_to_ns(event.dur_literal, "dur");
-      if (!dur) return std::move(dur).error();
-      if (*dur < 0) {
+      STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t dur,
+                                 time_literal_to_ns(event.dur_literal, "dur"));
+      if (dur < 0) {
         ++stats.invalid_complete_events;
         return Done{};
       }
       ++stats.complete_events;
-      return add_complete(event, time_ns, *dur);
+      return add_complete(event, time_ns, dur);
     }
     case 'B': {
       if (!event.has_ts) {
@@ -123,7 +122,7 @@ Status TraceBuilder::add(const RawEvent& event) {
         return Done{};
       }
       const auto index = static_cast<EventIndex>(trace_.events.size());
-      if (Status s = add_complete(event, time_ns, -1); !s) return s;
+      STEPSCOPE_TRY(add_complete(event, time_ns, -1));
       open_begins_[trace_.events.thread.back()].push_back(index);
       return Done{};
     }
@@ -221,7 +220,9 @@ EventClass TraceBuilder::class_of_category(StringId id, std::string_view categor
 }
 
 void TraceBuilder::add_memory(const RawEvent& event, std::int64_t time_ns) {
-  if (!event.memory.has_address) return;  // PyTorch < 1.10 records: ignored (metrics.md §11)
+  if (!event.memory.has_address)
+    return;  // PyTorch < 1.10 records: ignored (docs/metrics/11-memory-curve-from-memory-events.md
+             // §11)
   ++trace_.stats.memory_events;
   MemoryTable& memory = trace_.memory;
   memory.time_ns.push_back(time_ns);
@@ -341,11 +342,12 @@ Status read_device_properties(const std::string& raw, std::vector<DeviceProperti
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto code = parser.parse(raw).get(root)) {
-    return make_error(std::string("deviceProperties is not valid JSON: ") +
-                      simdjson::error_message(code));
+    return make_error(ErrorKind::kNotJson, std::string("deviceProperties is not valid JSON: ") +
+                                               simdjson::error_message(code));
   }
   simdjson::dom::array devices;
-  if (root.get_array().get(devices)) return make_error("deviceProperties is not an array");
+  if (root.get_array().get(devices))
+    return make_error(ErrorKind::kNotTrace, "deviceProperties is not an array");
   for (simdjson::dom::element device : devices) {
     if (!device.is_object()) continue;
     DeviceProperties properties;
@@ -368,8 +370,8 @@ Status read_distributed_info(const std::string& raw, DistributedInfo& out) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto code = parser.parse(raw).get(root)) {
-    return make_error(std::string("distributedInfo is not valid JSON: ") +
-                      simdjson::error_message(code));
+    return make_error(ErrorKind::kNotJson, std::string("distributedInfo is not valid JSON: ") +
+                                               simdjson::error_message(code));
   }
   if (!root.is_object()) return Done{};  // `null` or other: no information
   std::string_view backend;
@@ -394,7 +396,7 @@ Status TraceBuilder::finish(const TopLevelFields& top_level) {
     notes_.add("the event array has no closing ']' (accepted, as Chrome and Perfetto do)",
                *top_level.unterminated_array_at);
   }
-  if (Status s = read_device_properties(top_level.device_properties, trace_.devices); !s) return s;
+  STEPSCOPE_TRY(read_device_properties(top_level.device_properties, trace_.devices));
   if (Status s = read_distributed_info(top_level.distributed_info, trace_.distributed); !s) {
     return s;
   }

@@ -1,6 +1,6 @@
 // The HTML page of `stepscope diff --html`: the verdict with its interval, step times of both
 // runs, phases side by side, and the tables of what changed. Same page shell as the report.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // The HTML page of a monitor timeline (`stepscope report timeline.json`): the verdict first, the
 // summary's distributions, then the figures over time as line charts. The page shell, the CSS and
 // the charts are the trace report's; every string from the document is escaped.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>

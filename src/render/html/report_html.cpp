@@ -1,7 +1,7 @@
 // The self-contained HTML report of `stepscope report`: the verdict and findings first, then the
 // pictures. One file, inline CSS and SVG, and a few lines of script only to sort tables (and to
 // record script errors, which the browser test reads back).
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>

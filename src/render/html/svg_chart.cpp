@@ -1,6 +1,6 @@
 #include "render/html/svg_chart.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>

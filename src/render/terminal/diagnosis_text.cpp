@@ -1,6 +1,6 @@
 #include "render/terminal/diagnosis_text.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "render/text_format.h"
 

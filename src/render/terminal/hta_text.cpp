@@ -1,6 +1,6 @@
 #include "render/terminal/hta_text.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 

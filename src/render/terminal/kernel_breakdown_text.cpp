@@ -1,6 +1,6 @@
 #include "render/terminal/kernel_breakdown_text.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <cmath>
 

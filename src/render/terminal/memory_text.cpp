@@ -1,6 +1,6 @@
 #include "render/terminal/memory_text.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "render/text_format.h"
 #include "trace/saturating.h"

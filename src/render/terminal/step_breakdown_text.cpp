@@ -1,6 +1,6 @@
 #include "render/terminal/step_breakdown_text.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 

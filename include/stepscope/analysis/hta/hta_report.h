@@ -1,8 +1,9 @@
-// compat-hta: Holistic Trace Analysis's figures (HTA 0.6.1 @f4d0062c, metrics.md §0.6 and the
-// compat-hta parts of §1.3 and §3 to §8), reproduced with their artefacts: HTA's row scope and
-// step filter, its rounding of fractional timestamps to whole microseconds, its name-based
-// kernel classes, and its folded kernel statistics. Times are nanoseconds (whole microseconds
-// when HTA rounds); renderers print microseconds as HTA does.
+// compat-hta: Holistic Trace Analysis's figures (HTA 0.6.1 @f4d0062c,
+// docs/metrics/00-conventions-for-every-figure.md §0.6 and the compat-hta parts of §1.3 and §3 to
+// §8), reproduced with their artefacts: HTA's row scope and step filter, its rounding of fractional
+// timestamps to whole microseconds, its name-based kernel classes, and its folded kernel
+// statistics. Times are nanoseconds (whole microseconds when HTA rounds); renderers print
+// microseconds as HTA does.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@ namespace stepscope::hta {
 
 enum class KernelType : std::uint8_t { kComputation, kCommunication, kMemory, kOther };
 [[nodiscard]] std::string_view to_string(KernelType type);
-// hta/utils/utils.py `get_kernel_type`: by name only, first match wins (metrics.md §4.1).
+// hta/utils/utils.py `get_kernel_type`: by name only, first match wins
+// (docs/metrics/04-hta-gpu-kernel-breakdown.md §4.1).
 [[nodiscard]] KernelType kernel_type(std::string_view name);
 
 // `BreakdownAnalysis.get_temporal_breakdown` (§3).
