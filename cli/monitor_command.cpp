@@ -56,13 +56,18 @@ double own_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-// A failed write is reported but does not change the exit status: COMMAND's matters most.
-void write_outputs(const MonitorArguments& a, const live::Timeline& timeline,
+// Both outputs are attempted; false when either failed (reported already), so that a run whose
+// command succeeded still exits non-zero when its record was lost.
+bool write_outputs(const MonitorArguments& a, const live::Timeline& timeline,
                    const live::MonitorSummary& summary) {
+  bool written = true;
   if (!a.json_output.empty()) {
-    write_output(a.json_output, live::render_timeline_json(timeline, summary));
+    written &= write_output(a.json_output, live::render_timeline_json(timeline, summary));
   }
-  if (!a.csv_output.empty()) write_output(a.csv_output, live::render_timeline_csv(timeline));
+  if (!a.csv_output.empty()) {
+    written &= write_output(a.csv_output, live::render_timeline_csv(timeline));
+  }
+  return written;
 }
 
 int run_monitor(const MonitorArguments& a) {
@@ -136,7 +141,7 @@ void register_monitor_command(CLI::App& app, int& exit_status) {
       "Examples:\n"
       "  stepscope monitor -- python train.py --epochs 1\n"
       "  stepscope monitor --interval 0.5s -o timeline.json -- python train.py\n"
-      "Exit status: the command's.");
+      "Exit status: the command's; 126 or 127 when it cannot be run; 2 when an output failed.");
   command->callback([a, &exit_status] { exit_status = run_monitor(*a); });
 }
 

@@ -28,7 +28,7 @@ AnalysisDescription describe(std::string_view name, std::string_view doc) {
     d.type = [] { return &figures::type_of<Result>(); };
     d.write = [](figures::Sink& sink, const RankAnalyses& rank) {
       figures::Context context;
-      context.trace = rank.trace;
+      context.trace = &rank.trace.get();
       context.mode = rank.options.mode;
       figures::write_value(sink, rank.*Member, figures::Unit::kNone, context);
     };

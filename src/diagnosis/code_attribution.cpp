@@ -54,7 +54,7 @@ std::optional<CodeLocation> dominant_location(const Trace& trace, const CodeCont
 }  // namespace
 
 void attribute_code(const RankAnalyses& rank, std::vector<Finding>& findings) {
-  if (rank.trace == nullptr || rank.code.empty()) return;
+  if (rank.code.empty()) return;
   const std::vector<std::int64_t> longest = longest_by_name(*rank.trace);
   for (Finding& finding : findings) {
     finding.code = dominant_location(*rank.trace, rank.code, longest, finding);

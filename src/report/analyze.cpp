@@ -1,6 +1,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "report/report_model.h"
@@ -19,7 +20,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
-  RankAnalyses rank{.trace = TraceRef(trace)};
+  RankAnalyses rank(trace);
   rank.options = options;
   for (const AnalysisDescription& analysis : analysis_catalogue()) analysis.compute(rank);
   return rank;
@@ -36,17 +37,17 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
   const auto analysis_start = std::chrono::steady_clock::now();
   // Ranks are independent: analysed `jobs` at a time.
   const std::size_t n = report->traces.ranks.size();
-  report->ranks.resize(n);
+  std::vector<std::optional<RankReport>> analysed(n);
   unsigned jobs =
       request.jobs != 0 ? request.jobs : std::max(1U, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
   std::atomic<std::size_t> next{0};
-  auto work = [&report, &request, &next, n] {
+  auto work = [&report, &request, &next, &analysed, n] {
     for (std::size_t i = next++; i < n; i = next++) {
       const Trace& trace = report->traces.ranks[i];
       RankReport rank{analyze_rank(trace, request.analysis), {}};
       rank.diagnosis = diagnose(rank.analyses);
-      report->ranks[i] = std::move(rank);
+      analysed[i].emplace(std::move(rank));
     }
   };
   if (jobs <= 1) {
@@ -56,6 +57,8 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request) {
     for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(work);
     for (std::thread& t : threads) t.join();
   }
+  report->ranks.reserve(n);
+  for (std::optional<RankReport>& rank : analysed) report->ranks.push_back(std::move(*rank));
   for (const RankReport& rank : report->ranks) {
     if (Status s = check_step_selection(rank.analyses.steps, request.analysis); !s) {
       Error error = std::move(s).error();

@@ -36,6 +36,9 @@ class TraceRef {
 };
 
 struct RankAnalyses {
+  explicit RankAnalyses(const Trace& analysed) : trace(analysed) {}
+  explicit RankAnalyses(const Trace&& analysed) = delete;
+
   TraceRef trace;  // the analysed trace, borrowed: see TraceRef
   AnalysisOptions options;
   StepsResult steps;
@@ -56,8 +59,8 @@ struct RankAnalyses {
   ModuleViewResult modules;
 };
 
-// Runs every analysis on one rank.
+// Runs every analysis on one rank. The result borrows `trace` (see TraceRef): keep the trace
+// alive while the result is read.
 RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options);
-RankAnalyses analyze_rank(const Trace&& trace, const AnalysisOptions& options) = delete;
 
 }  // namespace stepscope
