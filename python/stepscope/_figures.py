@@ -131,6 +131,12 @@ class StepPhases(TypedDict):
     phases: PhaseTimes
 
 
+class LabelledTime(TypedDict):
+    name: str
+    markers: int
+    mean_host_us_per_step: float
+
+
 class Phases(TypedDict):
     mode: str
     applicable: bool
@@ -139,6 +145,7 @@ class Phases(TypedDict):
     markers: PhaseMarkers
     mean_per_step: PhaseTimes | None
     steps: list[StepPhases]
+    labels: list[LabelledTime]
     notes: list[str]
     quirks: list[str]
 

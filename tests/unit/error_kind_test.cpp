@@ -174,13 +174,8 @@ TEST_F(RealFailureKinds, BytesThatAreNotJsonAreNotJson) {
 TEST_F(RealFailureKinds, WellFormedJsonThatIsNotATraceIsNotTrace) {
   EXPECT_EQ(load_error(write("nodes.json", R"({"nodes":[1,2]})")).kind, ErrorKind::kNotTrace);
   EXPECT_EQ(load_error(write("empty.json", R"({"traceEvents":[]})")).kind, ErrorKind::kNotTrace);
-  EXPECT_EQ(
-      load_error(
-          write(
-              "typed.json",
-              R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":"soon","dur":1}]})"))
-          .kind,
-      ErrorKind::kNotTrace);
+  // An event whose `ts` is not a number is skipped and counted, not a refusal of the whole
+  // trace (issue 14: forgiving where one event is unusable); lenient_import_test covers it.
 }
 
 TEST_F(RealFailureKinds, NestingBeyondTheLimitIsLimitExceeded) {
