@@ -19,6 +19,28 @@ constexpr double kMinShareLast = 0.6;
 constexpr double kMinLateShare = 0.05;
 constexpr double kMinLateNs = 100'000;
 constexpr std::size_t kMaxOpEvidence = 3;
+// Last more often than chance allows: with equal ranks each is last at 1 / world_size of the
+// collectives, so a share is a straggler's only when a binomial test rejects chance at 1 %.
+// (Two balanced ranks on a busy host are each last at 50-80 % of 16 collectives by jitter.)
+// A rank last at nearly every collective is a straggler even when a short profile holds too few
+// collectives for the test.
+constexpr double kMaxChanceProbability = 0.01;
+constexpr double kAlmostAlwaysLast = 0.9;
+
+// P(X >= k) for X ~ Binomial(n, p), summed in log space so that large n stays finite.
+double binomial_tail(std::int64_t n, std::int64_t k, double p) {
+  if (k <= 0) return 1.0;
+  if (k > n || p <= 0) return 0.0;
+  double tail = 0;
+  for (std::int64_t i = k; i <= n; ++i) {
+    const double log_term =
+        std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+        std::lgamma(static_cast<double>(n - i) + 1) + static_cast<double>(i) * std::log(p) +
+        static_cast<double>(n - i) * std::log1p(-p);
+    tail += std::exp(log_term);
+  }
+  return std::min(tail, 1.0);
+}
 
 std::array<double, kPhaseCount> phase_means(const RankSummary& r) {
   std::array<double, kPhaseCount> out{};
@@ -43,7 +65,13 @@ std::vector<Straggler> find_stragglers(const std::vector<RankSummary>& ranks,
     const RankWaits& w = waits[i];
     const double share = w.last_count / static_cast<double>(matched_count);
     const double late_per_step = w.late_ns / w.steps;
-    if (share < kMinShareLast || late_per_step < std::max(kMinLateNs, kMinLateShare * step_ns)) {
+    const double chance = 1.0 / static_cast<double>(ranks.size());
+    const bool beyond_chance =
+        share >= kAlmostAlwaysLast ||
+        binomial_tail(matched_count, static_cast<std::int64_t>(std::llround(w.last_count)),
+                      chance) < kMaxChanceProbability;
+    if (share < kMinShareLast || !beyond_chance ||
+        late_per_step < std::max(kMinLateNs, kMinLateShare * step_ns)) {
       continue;
     }
     Straggler s;
