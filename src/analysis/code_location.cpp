@@ -12,7 +12,8 @@ constexpr std::string_view kModulePrefix = "nn.Module: ";
 
 // Python's standard library (sys.stdlib_module_names of CPython 3.11, sorted), less names that a
 // user's own script is likely to have (`test`, `code`, `profile`, `trace`, ...).
-constexpr std::array kStandardLibrary = {
+// std::to_array, not deduction: clang caps a deduced std::array at 256 elements.
+constexpr auto kStandardLibrary = std::to_array<const char*>({
     "__future__",
     "_abc",
     "_aix_support",
@@ -311,11 +312,12 @@ constexpr std::array kStandardLibrary = {
     "zipimport",
     "zlib",
     "zoneinfo",
-};
+});
 
 // Packages found in site-packages that a training or serving script calls into: PyTorch and its
 // relatives first. The tracer strips the site-packages prefix, so their files look relative.
-constexpr std::array kLibraryPackages = {
+// std::to_array, not deduction: clang caps a deduced std::array at 256 elements.
+constexpr auto kLibraryPackages = std::to_array<const char*>({
     "IPython",
     "PIL",
     "_pytest",
@@ -390,7 +392,7 @@ constexpr std::array kLibraryPackages = {
     "xformers",
     "yaml",
     "zmq",
-};
+});
 
 constexpr bool less(std::string_view a, std::string_view b) { return a < b; }
 static_assert(std::is_sorted(kStandardLibrary.begin(), kStandardLibrary.end(), less));

@@ -49,7 +49,10 @@ struct Fields<RoleTimes> {
   static std::span<const Field> list() {
     using T = RoleTimes;
     using D = Describe<T>;
-    constexpr auto native = [](const T&, const Context& c) { return c.mode != Mode::kCompatTb; };
+    // static: usable inside the lambda below without a capture (clang requires one otherwise).
+    static constexpr auto native = [](const T&, const Context& c) {
+      return c.mode != Mode::kCompatTb;
+    };
     static const std::vector<Field> k = [] {
       std::vector<Field> fields;
       [&fields]<std::size_t... R>(std::index_sequence<R...>) {
