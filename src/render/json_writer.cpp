@@ -120,12 +120,14 @@ void JsonWriter::null() {
 
 void JsonWriter::microseconds(std::int64_t ns) {
   separate();
+  // Unsigned, so that even INT64_MIN (a corrupt snapshot's time) has a magnitude.
+  std::uint64_t magnitude = static_cast<std::uint64_t>(ns);
   if (ns < 0) {
     out_.push_back('-');
-    ns = -ns;  // INT64_MIN cannot come from a trace: times are bounded at import
+    magnitude = 0 - magnitude;
   }
-  out_ += std::to_string(ns / 1000);
-  const std::int64_t fraction = ns % 1000;
+  out_ += std::to_string(magnitude / 1000);
+  const std::uint64_t fraction = magnitude % 1000;
   if (fraction != 0) {
     char digits[8];
     std::snprintf(digits, sizeof digits, ".%03lld", static_cast<long long>(fraction));

@@ -30,9 +30,10 @@ std::string format_ms(std::int64_t ns) { return fmt::format("{:.3f} ms", ns / 1e
 std::string format_us(std::int64_t ns) { return fmt::format("{:.3f} µs", ns / 1e3); }
 
 std::string format_duration(std::int64_t ns) {
-  const std::int64_t magnitude = ns < 0 ? -ns : ns;
-  if (magnitude >= 10'000'000'000LL) return fmt::format("{:.2f} s", ns / 1e9);
-  if (magnitude >= 1'000'000) return format_ms(ns);
+  // In double, so that the most negative int64 (a corrupt duration) has a magnitude too.
+  const double magnitude = std::fabs(static_cast<double>(ns));
+  if (magnitude >= 1e10) return fmt::format("{:.2f} s", ns / 1e9);
+  if (magnitude >= 1e6) return format_ms(ns);
   return fmt::format("{:.1f} µs", ns / 1e3);
 }
 
