@@ -85,7 +85,9 @@ void add_analysis_options(CLI::App& command, AnalysisArguments& a) {
   command.add_option("--jobs", a.jobs, "folder: ranks analysed in parallel (default: core count)")
       ->check(CLI::Range(1, 4096));
   command.add_option("--run", a.run, "folder of several runs: analyse run N (0: the oldest)");
-  command.add_flag("--per-rank", a.per_rank, "folder: each rank's full report after the job's");
+  command.add_flag("--per-rank", a.per_rank,
+                   "folder: each rank's full report after the job's (and every rank kept in full, "
+                   "not only rank 0 and the slowest, above 16 ranks)");
 }
 
 std::optional<StepRange> parse_step_range(std::string_view text) {

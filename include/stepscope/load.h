@@ -36,6 +36,30 @@ struct TraceSet {
   std::vector<std::string> notes;  // how ranks were found, duplicates, files that are not traces
 };
 
+// A folder's trace files in name order, and the entries that cannot be read (an error unless
+// `skip_bad`). load_traces loads them all; `analyze` on a large folder loads them one at a time.
+struct TraceFolder {
+  std::vector<std::string> files;
+  std::vector<SkippedFile> skipped;
+};
+Result<TraceFolder> list_trace_folder(const std::string& folder, const LoadOptions& options);
+
+// One file of a folder: a trace, or a file skipped (not a trace; bad under `skip_bad`), or the
+// error that stops the folder. A trace without a rank of its own (distributedInfo or a rank in
+// its file name) takes `order`, its position among the folder's traces.
+struct FolderMember {
+  std::optional<Trace> trace;
+  std::optional<SkippedFile> skipped;
+  std::optional<Error> error;
+  std::vector<std::string> notes;
+};
+FolderMember load_folder_member(const std::string& file, std::int64_t order,
+                                const LoadOptions& options);
+
+// Notes each rank that two files claim; `ranks` sorted, `files[i]` the file of ranks[i].
+void note_duplicate_ranks(const std::vector<std::int64_t>& ranks,
+                          const std::vector<std::string>& files, std::vector<std::string>* notes);
+
 // Loads one file; gzip is recognised by its magic bytes, not by the name.
 Result<Trace> load_trace_file(const std::string& path, const LoadOptions& options = {});
 

@@ -26,7 +26,14 @@ struct AnalyzeRequest {
   unsigned jobs = 0;
   std::optional<std::int64_t> run;
   bool per_rank = false;
+  // A folder of more traces than this is streamed: each trace is loaded, analysed, summarised
+  // and dropped, so that memory holds `jobs` traces at a time, and the full analyses of rank 0
+  // and the ranks computing longest only (kRanksKeptInFull in all). 0 never streams (diff, --per-rank).
+  std::size_t stream_above_ranks = 16;
 };
+
+// How many ranks of a streamed folder keep their full analyses.
+inline constexpr std::size_t kRanksKeptInFull = 4;
 
 struct Report;  // defined in report_model.h; opaque to front ends that only render
 struct ReportDeleter {

@@ -91,7 +91,7 @@ void write_input(JsonWriter& json, const Report& report) {
   json.field("path", report.request.path);
   json.key("files");
   json.begin_array();
-  for (const Trace& trace : report.traces.ranks) json.value(trace.source_path);
+  for (const std::string& file : report.input_files) json.value(file);
   json.end_array();
   json.key("skipped");
   json.begin_array();

@@ -1,6 +1,9 @@
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -17,6 +20,267 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+unsigned worker_count(const AnalyzeRequest& request, std::size_t tasks) {
+  const unsigned wanted =
+      request.jobs != 0 ? request.jobs : std::max(1U, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::clamp<std::size_t>(wanted, 1, std::max<std::size_t>(tasks, 1)));
+}
+
+// Runs work(0) ... work(tasks - 1), `workers` at a time; each index exactly once.
+void run_parallel(std::size_t tasks, unsigned workers,
+                  const std::function<void(std::size_t)>& work) {
+  std::atomic<std::size_t> next{0};
+  auto drain = [&] {
+    for (std::size_t i = next++; i < tasks; i = next++) work(i);
+  };
+  if (workers <= 1) {
+    drain();
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < workers; ++t) threads.emplace_back(drain);
+  for (std::thread& t : threads) t.join();
+}
+
+RankReport analyze_and_diagnose(const Trace& trace, const AnalysisOptions& options) {
+  RankReport rank{analyze_rank(trace, options), {}};
+  rank.diagnosis = diagnose(rank.analyses);
+  return rank;
+}
+
+Status check_selection(const RankReport& rank, const AnalysisOptions& options) {
+  if (Status s = check_step_selection(rank.analyses.steps, options); !s) {
+    Error error = std::move(s).error();
+    error.file = rank.analyses.trace->source_path;
+    return error;
+  }
+  return Done{};
+}
+
+// Through the summary's JSON form, so that `merge` over written summaries gives exactly the
+// job that `analyze FOLDER` gives.
+Result<job::RankSummary> summary_of(const RankReport& rank) {
+  const std::string text = job::summary_to_json(
+      job::summarize_rank(*rank.analyses.trace, rank.analyses, rank.diagnosis));
+  return job::summary_from_json(text, rank.analyses.trace->source_path);
+}
+
+bool is_folder(const AnalyzeRequest& request) {
+  std::error_code error;
+  return std::filesystem::is_directory(request.path, error);
+}
+
+// Every trace loaded first, every rank kept in full.
+Status analyze_loaded(const AnalyzeRequest& request, Report& report) {
+  const auto load_start = std::chrono::steady_clock::now();
+  STEPSCOPE_ASSIGN_OR_RETURN(report.traces, load_traces(request.path, request.load));
+  report.load_seconds = seconds_since(load_start);
+  const auto analysis_start = std::chrono::steady_clock::now();
+  const std::size_t n = report.traces.ranks.size();
+  std::vector<std::optional<RankReport>> analysed(n);
+  run_parallel(n, worker_count(request, n), [&](std::size_t i) {
+    analysed[i].emplace(analyze_and_diagnose(report.traces.ranks[i], request.analysis));
+  });
+  report.ranks.reserve(n);
+  for (std::optional<RankReport>& rank : analysed) report.ranks.push_back(std::move(*rank));
+  for (const RankReport& rank : report.ranks) {
+    STEPSCOPE_TRY(check_selection(rank, request.analysis));
+    report.input_files.push_back(rank.analyses.trace->source_path);
+  }
+  if (is_folder(request) && !request.load.rank) {
+    std::vector<job::RankSummary> summaries;
+    for (const RankReport& rank : report.ranks) {
+      STEPSCOPE_ASSIGN_OR_RETURN(job::RankSummary summary, summary_of(rank));
+      summaries.push_back(std::move(summary));
+    }
+    report.job = job::analyze_job(std::move(summaries), job::JobOptions{request.run});
+  }
+  if (request.analysis.mode == Mode::kCompatHta) {
+    report.hta = hta::compute_hta_report(report.traces, request.analysis);
+  }
+  report.analysis_seconds = seconds_since(analysis_start);
+  return Done{};
+}
+
+// A rank analysed in full, with the trace its analyses borrow.
+struct FullRank {
+  std::unique_ptr<Trace> trace;
+  RankReport report;
+  // In data-parallel jobs every rank's step lasts as long as the slowest rank's, so a straggler
+  // shows in its compute (time outside collectives), not its step time.
+  double compute_ns_per_step = 0;
+};
+
+double compute_per_step(const job::RankSummary& summary) {
+  if (summary.steps.empty()) return 0;
+  double total = 0;
+  for (const job::SummaryStep& step : summary.steps) total += static_cast<double>(step.compute_ns);
+  return total / static_cast<double>(summary.steps.size());
+}
+
+// The ranks of a streamed folder kept in full: the lowest rank and the ranks that compute
+// longest (ties to the longer mean step, then the lower rank). The order the ranks arrive in
+// does not change the choice: a rank dropped had enough longer ranks kept that it can never be
+// needed again.
+class KeptRanks {
+ public:
+  void offer(FullRank candidate) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    kept_.push_back(std::move(candidate));
+    if (kept_.size() <= kRanksKeptInFull) return;
+    const auto lowest = std::min_element(kept_.begin(), kept_.end(), by_rank);
+    auto least = kept_.end();
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (it == lowest) continue;
+      if (least == kept_.end() || ranks_before(*least, *it)) least = it;
+    }
+    kept_.erase(least);
+  }
+  std::vector<FullRank> take() {
+    std::sort(kept_.begin(), kept_.end(), by_rank);
+    return std::move(kept_);
+  }
+
+ private:
+  static bool by_rank(const FullRank& a, const FullRank& b) {
+    return a.trace->rank < b.trace->rank;
+  }
+  // True when `a` is more worth keeping than `b`.
+  static bool ranks_before(const FullRank& a, const FullRank& b) {
+    if (a.compute_ns_per_step != b.compute_ns_per_step) {
+      return a.compute_ns_per_step > b.compute_ns_per_step;
+    }
+    const double a_step = a.report.analyses.step_time.duration_ns.mean;
+    const double b_step = b.report.analyses.step_time.duration_ns.mean;
+    if (a_step != b_step) return a_step > b_step;
+    return a.trace->rank < b.trace->rank;
+  }
+  std::mutex mutex_;
+  std::vector<FullRank> kept_;
+};
+
+// What one file of a streamed folder left behind once its trace was dropped.
+struct StreamedFile {
+  std::optional<job::RankSummary> summary;
+  std::string path;
+  FolderMember member;  // notes, skipped, error; its trace moved out
+};
+
+std::uint64_t size_of(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : static_cast<std::uint64_t>(size);
+}
+
+// Reports bytes of whole files done, from any worker.
+class FolderProgress {
+ public:
+  FolderProgress(const std::vector<std::string>& files, ProgressCallback callback)
+      : callback_(std::move(callback)) {
+    for (const std::string& file : files) total_ += size_of(file);
+  }
+  void file_done(const std::string& file) {
+    if (!callback_) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    done_ += size_of(file);
+    callback_(done_, total_);
+  }
+
+ private:
+  ProgressCallback callback_;
+  std::mutex mutex_;
+  std::uint64_t total_ = 0;
+  std::uint64_t done_ = 0;
+};
+
+// One trace of a streamed folder: loaded, analysed, summarised, offered to `kept`, dropped.
+void stream_file(const AnalyzeRequest& request, const LoadOptions& load, std::size_t index,
+                 StreamedFile& out, KeptRanks& kept) {
+  out.member = load_folder_member(out.path, static_cast<std::int64_t>(index), load);
+  if (!out.member.trace) return;
+  auto trace = std::make_unique<Trace>(std::move(*out.member.trace));
+  out.member.trace.reset();
+  RankReport rank = analyze_and_diagnose(*trace, request.analysis);
+  if (Status s = check_selection(rank, request.analysis); !s) {
+    out.member.error = std::move(s).error();
+    return;
+  }
+  Result<job::RankSummary> summary = summary_of(rank);
+  if (!summary) {
+    out.member.error = std::move(summary).error();
+    return;
+  }
+  out.summary = std::move(summary).value();
+  const double compute = compute_per_step(*out.summary);
+  kept.offer(FullRank{std::move(trace), std::move(rank), compute});
+}
+
+// Memory holds the traces being analysed and the few kept in full, never the whole folder.
+Status analyze_streamed(const AnalyzeRequest& request, TraceFolder listing, Report& report) {
+  const auto start = std::chrono::steady_clock::now();
+  report.traces.skipped = std::move(listing.skipped);
+  std::vector<StreamedFile> files(listing.files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) files[i].path = listing.files[i];
+  const unsigned workers = worker_count(request, files.size());
+  LoadOptions load = request.load;
+  load.progress = nullptr;
+  if (workers > 1) load.threads = 1;  // the workers already fill the cores
+  FolderProgress progress(listing.files, request.load.progress);
+  KeptRanks kept;
+  std::atomic<bool> failed{false};
+  run_parallel(files.size(), workers, [&](std::size_t i) {
+    if (failed) return;
+    stream_file(request, load, i, files[i], kept);
+    if (files[i].member.error) failed = true;
+    progress.file_done(files[i].path);
+  });
+  std::vector<job::RankSummary> summaries;
+  for (StreamedFile& file : files) {
+    if (file.member.error) return std::move(*file.member.error);  // the first file's, by name
+    auto& notes = report.traces.notes;
+    notes.insert(notes.end(), file.member.notes.begin(), file.member.notes.end());
+    if (file.member.skipped) report.traces.skipped.push_back(std::move(*file.member.skipped));
+    if (file.summary) summaries.push_back(std::move(*file.summary));
+  }
+  if (summaries.empty()) {
+    Error error = make_error(ErrorKind::kNotTrace, "no loadable trace in this folder");
+    error.file = request.path;
+    return error;
+  }
+  std::stable_sort(
+      summaries.begin(), summaries.end(),
+      [](const job::RankSummary& a, const job::RankSummary& b) { return a.rank < b.rank; });
+  std::vector<std::int64_t> ranks;
+  for (const job::RankSummary& summary : summaries) {
+    ranks.push_back(summary.rank);
+    report.input_files.push_back(summary.file);
+  }
+  note_duplicate_ranks(ranks, report.input_files, &report.traces.notes);
+  for (FullRank& rank : kept.take()) {
+    report.streamed.push_back(std::move(rank.trace));
+    report.ranks.push_back(std::move(rank.report));
+  }
+  report.traces.notes.push_back(
+      std::to_string(summaries.size()) + " ranks were analysed one at a time to bound memory: " +
+      "the job covers every rank; full per-rank detail is kept for " +
+      std::to_string(report.ranks.size()) + " (the lowest rank and those computing longest); " +
+      "--per-rank keeps every rank");
+  report.job = job::analyze_job(std::move(summaries), job::JobOptions{request.run});
+  report.analysis_seconds = seconds_since(start);
+  return Done{};
+}
+
+// A folder is streamed when it is large and nothing asks for every rank's trace at once.
+Result<std::optional<TraceFolder>> listing_to_stream(const AnalyzeRequest& request) {
+  if (request.stream_above_ranks == 0 || request.per_rank || request.load.rank ||
+      request.analysis.mode == Mode::kCompatHta || !is_folder(request)) {
+    return std::optional<TraceFolder>{};
+  }
+  STEPSCOPE_ASSIGN_OR_RETURN(TraceFolder listing, list_trace_folder(request.path, request.load));
+  if (listing.files.size() <= request.stream_above_ranks) return std::optional<TraceFolder>{};
+  return std::optional<TraceFolder>{std::move(listing)};
+}
+
 }  // namespace
 
 RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
@@ -31,60 +295,12 @@ void ReportDeleter::operator()(Report* report) const { delete report; }
 Result<ReportPtr> analyze(const AnalyzeRequest& request) {
   ReportPtr report(new Report);
   report->request = request;
-  const auto load_start = std::chrono::steady_clock::now();
-  STEPSCOPE_ASSIGN_OR_RETURN(report->traces, load_traces(request.path, request.load));
-  report->load_seconds = seconds_since(load_start);
-  const auto analysis_start = std::chrono::steady_clock::now();
-  // Ranks are independent: analysed `jobs` at a time.
-  const std::size_t n = report->traces.ranks.size();
-  std::vector<std::optional<RankReport>> analysed(n);
-  unsigned jobs =
-      request.jobs != 0 ? request.jobs : std::max(1U, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
-  std::atomic<std::size_t> next{0};
-  auto work = [&report, &request, &next, &analysed, n] {
-    for (std::size_t i = next++; i < n; i = next++) {
-      const Trace& trace = report->traces.ranks[i];
-      RankReport rank{analyze_rank(trace, request.analysis), {}};
-      rank.diagnosis = diagnose(rank.analyses);
-      analysed[i].emplace(std::move(rank));
-    }
-  };
-  if (jobs <= 1) {
-    work();
+  STEPSCOPE_ASSIGN_OR_RETURN(std::optional<TraceFolder> listing, listing_to_stream(request));
+  if (listing) {
+    STEPSCOPE_TRY(analyze_streamed(request, std::move(*listing), *report));
   } else {
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(work);
-    for (std::thread& t : threads) t.join();
+    STEPSCOPE_TRY(analyze_loaded(request, *report));
   }
-  report->ranks.reserve(n);
-  for (std::optional<RankReport>& rank : analysed) report->ranks.push_back(std::move(*rank));
-  for (const RankReport& rank : report->ranks) {
-    if (Status s = check_step_selection(rank.analyses.steps, request.analysis); !s) {
-      Error error = std::move(s).error();
-      error.file = rank.analyses.trace->source_path;
-      return error;
-    }
-  }
-  // A folder: the job analysis, over summaries that went through their JSON form, so that
-  // `merge` over written summaries gives exactly the same job.
-  std::error_code folder_error;
-  if (std::filesystem::is_directory(request.path, folder_error) && !request.load.rank) {
-    std::vector<job::RankSummary> summaries;
-    for (const RankReport& rank : report->ranks) {
-      const std::string text = job::summary_to_json(
-          job::summarize_rank(*rank.analyses.trace, rank.analyses, rank.diagnosis));
-      Result<job::RankSummary> summary =
-          job::summary_from_json(text, rank.analyses.trace->source_path);
-      if (!summary) return std::move(summary).error();
-      summaries.push_back(std::move(summary).value());
-    }
-    report->job = job::analyze_job(std::move(summaries), job::JobOptions{request.run});
-  }
-  if (request.analysis.mode == Mode::kCompatHta) {
-    report->hta = hta::compute_hta_report(report->traces, request.analysis);
-  }
-  report->analysis_seconds = seconds_since(analysis_start);
   return report;
 }
 

@@ -132,78 +132,35 @@ std::optional<std::string> unreadable_entry(const fs::directory_entry& entry) {
 Result<Trace> load_file_noting(const std::string& path, const LoadOptions& options,
                                std::vector<std::string>* notes);
 
-Result<TraceSet> load_folder(const fs::path& folder, const LoadOptions& options) {
-  std::vector<fs::path> files;
-  std::vector<std::pair<fs::path, std::string>> unreadable;
-  std::error_code walk_error;
-  for (const auto& entry : fs::directory_iterator(folder, walk_error)) {
-    if (!looks_like_trace_file(entry.path())) continue;
-    if (auto why = unreadable_entry(entry)) {
-      unreadable.emplace_back(entry.path(), *why);
-    } else {
-      files.push_back(entry);
-    }
-  }
-  std::sort(unreadable.begin(), unreadable.end());
-  if (walk_error) {
-    Error error = make_error(ErrorKind::kIo, "cannot list the folder: " + walk_error.message());
-    error.file = folder.string();
-    return error;
-  }
-  std::sort(files.begin(), files.end());
-  if (files.empty() && unreadable.empty()) {
-    Error error =
-        make_error(ErrorKind::kNotTrace, "no trace files (*.json, *.json.gz) in this folder");
-    error.file = folder.string();
-    return error;
-  }
+Result<TraceSet> load_folder(const std::string& folder, const LoadOptions& options) {
+  STEPSCOPE_ASSIGN_OR_RETURN(TraceFolder listing, list_trace_folder(folder, options));
   TraceSet set;
-  for (const auto& [file, why] : unreadable) {
-    Error error = make_error(ErrorKind::kIo, why);
-    error.file = file.string();
-    if (!options.skip_bad) return error;
-    set.skipped.push_back({file.string(), error.describe()});
-  }
+  set.skipped = std::move(listing.skipped);
   std::int64_t order = 0;
-  for (const fs::path& file : files) {
-    Result<Trace> loaded = load_file_noting(file.string(), options, &set.notes);
-    if (!loaded) {
-      if (is_not_a_trace(loaded.error())) {
-        set.notes.push_back("skipped " + file.string() + ": " + loaded.error().message);
-        set.skipped.push_back({file.string(), loaded.error().describe()});
-        continue;
-      }
-      if (!options.skip_bad) return std::move(loaded).error();
-      set.skipped.push_back({file.string(), loaded.error().describe()});
-      continue;
-    }
-    Trace& trace = *loaded;
-    if (trace.rank_source != RankSource::kDistributedInfo) {
-      if (auto rank = rank_from_file_name(file.filename().string())) {
-        trace.rank = *rank;
-        trace.rank_source = RankSource::kFileName;
-      } else {
-        trace.rank = order;
-        trace.rank_source = RankSource::kFileOrder;
-      }
-    }
+  for (const std::string& file : listing.files) {
+    FolderMember member = load_folder_member(file, order, options);
+    set.notes.insert(set.notes.end(), member.notes.begin(), member.notes.end());
+    if (member.skipped) set.skipped.push_back(std::move(*member.skipped));
+    if (member.error) return std::move(*member.error);
+    if (!member.trace) continue;
     ++order;
-    if (options.rank && trace.rank != *options.rank) continue;
-    set.ranks.push_back(std::move(trace));
+    if (options.rank && member.trace->rank != *options.rank) continue;
+    set.ranks.push_back(std::move(*member.trace));
   }
   std::stable_sort(set.ranks.begin(), set.ranks.end(),
                    [](const Trace& a, const Trace& b) { return a.rank < b.rank; });
-  for (std::size_t i = 1; i < set.ranks.size(); ++i) {
-    if (set.ranks[i].rank == set.ranks[i - 1].rank) {
-      set.notes.push_back("rank " + std::to_string(set.ranks[i].rank) + " appears in both " +
-                          set.ranks[i - 1].source_path + " and " + set.ranks[i].source_path);
-    }
+  std::vector<std::int64_t> ranks;
+  std::vector<std::string> files;
+  for (const Trace& trace : set.ranks) {
+    ranks.push_back(trace.rank);
+    files.push_back(trace.source_path);
   }
+  note_duplicate_ranks(ranks, files, &set.notes);
   if (set.ranks.empty()) {
     Error error = make_error(options.rank ? ErrorKind::kBadOption : ErrorKind::kNotTrace,
                              options.rank ? "no trace of rank " + std::to_string(*options.rank)
                                           : "no loadable trace in this folder");
-    error.file = folder.string();
+    error.file = folder;
     return error;
   }
   return set;
@@ -241,6 +198,75 @@ Result<Trace> load_file_noting(const std::string& path, const LoadOptions& optio
 }
 
 }  // namespace
+
+Result<TraceFolder> list_trace_folder(const std::string& folder, const LoadOptions& options) {
+  TraceFolder listing;
+  std::vector<std::pair<fs::path, std::string>> unreadable;
+  std::error_code walk_error;
+  for (const auto& entry : fs::directory_iterator(folder, walk_error)) {
+    if (!looks_like_trace_file(entry.path())) continue;
+    if (auto why = unreadable_entry(entry)) {
+      unreadable.emplace_back(entry.path(), *why);
+    } else {
+      listing.files.push_back(entry.path().string());
+    }
+  }
+  if (walk_error) {
+    Error error = make_error(ErrorKind::kIo, "cannot list the folder: " + walk_error.message());
+    error.file = folder;
+    return error;
+  }
+  std::sort(unreadable.begin(), unreadable.end());
+  std::sort(listing.files.begin(), listing.files.end());
+  if (listing.files.empty() && unreadable.empty()) {
+    Error error =
+        make_error(ErrorKind::kNotTrace, "no trace files (*.json, *.json.gz) in this folder");
+    error.file = folder;
+    return error;
+  }
+  for (const auto& [file, why] : unreadable) {
+    Error error = make_error(ErrorKind::kIo, why);
+    error.file = file.string();
+    if (!options.skip_bad) return error;
+    listing.skipped.push_back({file.string(), error.describe()});
+  }
+  return listing;
+}
+
+FolderMember load_folder_member(const std::string& file, std::int64_t order,
+                                const LoadOptions& options) {
+  FolderMember member;
+  Result<Trace> loaded = load_file_noting(file, options, &member.notes);
+  if (!loaded) {
+    if (is_not_a_trace(loaded.error())) {
+      member.notes.push_back("skipped " + file + ": " + loaded.error().message);
+      member.skipped = SkippedFile{file, loaded.error().describe()};
+    } else if (options.skip_bad) {
+      member.skipped = SkippedFile{file, loaded.error().describe()};
+    } else {
+      member.error = std::move(loaded).error();
+    }
+    return member;
+  }
+  // load_file_noting already took a rank from distributedInfo or the file name.
+  if (loaded->rank_source != RankSource::kDistributedInfo &&
+      loaded->rank_source != RankSource::kFileName) {
+    loaded->rank = order;
+    loaded->rank_source = RankSource::kFileOrder;
+  }
+  member.trace = std::move(loaded).value();
+  return member;
+}
+
+void note_duplicate_ranks(const std::vector<std::int64_t>& ranks,
+                          const std::vector<std::string>& files, std::vector<std::string>* notes) {
+  for (std::size_t i = 1; i < ranks.size(); ++i) {
+    if (ranks[i] == ranks[i - 1]) {
+      notes->push_back("rank " + std::to_string(ranks[i]) + " appears in both " + files[i - 1] +
+                       " and " + files[i]);
+    }
+  }
+}
 
 Result<Trace> load_trace_file(const std::string& path, const LoadOptions& options) {
   return load_file_noting(path, options, nullptr);

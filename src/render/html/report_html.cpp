@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "stepscope/job/job_report.h"
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
 #include "render/html/svg_chart.h"
 #include "render/json/memory_json.h"
 #include "render/text_format.h"
 #include "report/report_model.h"
+#include "stepscope/job/job_report.h"
 
 namespace stepscope {
 
@@ -374,12 +374,18 @@ std::string render_html(const Report& report, int top) {
       "<header><h1>stepscope report</h1><p class=\"meta\">{} · stepscope {} · mode {} · {} "
       "rank(s)</p></header>\n",
       escape(report.request.path), STEPSCOPE_VERSION,
-      escape(to_string(report.request.analysis.mode)), report.ranks.size());
+      escape(to_string(report.request.analysis.mode)), report.input_files.size());
   for (const SkippedFile& skipped : report.traces.skipped) {
     body += "<p class=\"note\">skipped: " + escape(skipped.reason) + "</p>\n";
   }
   if (report.job) body += job::render_job_html_section(*report.job);
-  if (several) {
+  if (!report.streamed.empty()) {
+    // The job section's table has every rank; this page holds the detail of the ones kept.
+    body += fmt::format(
+        "<p class=\"note\">{} ranks were analysed one at a time to bound memory; the detail "
+        "below is that of rank {} and the ranks that compute longest.</p>\n",
+        report.input_files.size(), report.ranks.front().analyses.trace->rank);
+  } else if (several) {
     body += ranks_table(report);
   } else if (!report.ranks.empty()) {
     body += "<h2>Diagnosis</h2>\n" + diagnosis_section(report.ranks.front().diagnosis, top);

@@ -1,0 +1,132 @@
+// A large folder is analysed one trace at a time: the job is the same as when every trace is held
+// at once, and only rank 0 and the ranks computing longest keep their full analyses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "report/report_model.h"
+#include "stepscope/job/job_report.h"
+#include "stepscope/report.h"
+#include "unit/job_fixture.h"
+
+namespace stepscope {
+namespace {
+
+constexpr std::size_t kRankCount = 10;
+
+// Ranks 3 and 7 compute longest, rank 5 a little longer than the rest.
+std::vector<double> forward_times() {
+  std::vector<double> forward(kRankCount, 1000);
+  forward[3] = 3000;
+  forward[7] = 2600;
+  forward[5] = 1400;
+  return forward;
+}
+
+std::filesystem::path write_job(const std::string& name) {
+  const auto folder = testing::job_folder(name);
+  const std::vector<std::string> jsons = testing::job_jsons(forward_times());
+  for (std::size_t r = 0; r < jsons.size(); ++r) {
+    // Names not in rank order: the ranks come from distributedInfo.
+    testing::write_file(folder / ("trace_" + std::to_string((r * 7) % kRankCount) + "_r" +
+                                  std::to_string(r) + ".json"),
+                        jsons[r]);
+  }
+  return folder;
+}
+
+Result<ReportPtr> analyze_folder(const std::filesystem::path& folder, std::size_t stream_above,
+                                 unsigned jobs) {
+  AnalyzeRequest request;
+  request.path = folder.string();
+  request.stream_above_ranks = stream_above;
+  request.jobs = jobs;
+  return analyze(request);
+}
+
+std::vector<std::int64_t> ranks_in_full(const Report& report) {
+  std::vector<std::int64_t> ranks;
+  for (const RankReport& rank : report.ranks) ranks.push_back(rank.analyses.trace->rank);
+  return ranks;
+}
+
+TEST(JobStreaming, KeepsRankZeroAndTheRanksComputingLongestInFull) {
+  const auto folder = write_job("stream_kept");
+  Result<ReportPtr> streamed = analyze_folder(folder, 4, 2);
+  ASSERT_TRUE(streamed.ok()) << streamed.error().describe();
+  const Report& report = **streamed;
+  EXPECT_EQ(report.streamed.size(), kRanksKeptInFull);
+  EXPECT_EQ(ranks_in_full(report), (std::vector<std::int64_t>{0, 3, 5, 7}));
+  ASSERT_TRUE(report.job.has_value());
+  EXPECT_EQ(report.input_files.size(), kRankCount);
+  EXPECT_TRUE(report.traces.ranks.empty());
+  std::filesystem::remove_all(folder);
+}
+
+TEST(JobStreaming, JobAndKeptRanksAreThoseOfTheWholeFolder) {
+  const auto folder = write_job("stream_same");
+  Result<ReportPtr> whole = analyze_folder(folder, 0, 1);
+  Result<ReportPtr> one_thread = analyze_folder(folder, 4, 1);
+  Result<ReportPtr> two_threads = analyze_folder(folder, 4, 2);
+  ASSERT_TRUE(whole.ok() && one_thread.ok() && two_threads.ok());
+  ASSERT_TRUE((*whole)->job && (*one_thread)->job && (*two_threads)->job);
+  EXPECT_EQ((*whole)->ranks.size(), kRankCount);
+  EXPECT_EQ((*whole)->input_files, (*one_thread)->input_files);
+
+  const std::string job_whole = job::render_job_json(*(*whole)->job);
+  EXPECT_EQ(job_whole, job::render_job_json(*(*one_thread)->job));
+  EXPECT_EQ(job_whole, job::render_job_json(*(*two_threads)->job));
+  // Each kept rank's full report is the one the whole folder gives for that rank.
+  for (const RankReport& kept : (*two_threads)->ranks) {
+    const auto same =
+        std::find_if((*whole)->ranks.begin(), (*whole)->ranks.end(), [&kept](const RankReport& r) {
+          return r.analyses.trace->rank == kept.analyses.trace->rank;
+        });
+    ASSERT_NE(same, (*whole)->ranks.end());
+    EXPECT_EQ(same->analyses.step_time.duration_ns.mean, kept.analyses.step_time.duration_ns.mean);
+    EXPECT_EQ(same->diagnosis.findings.size(), kept.diagnosis.findings.size());
+  }
+  std::filesystem::remove_all(folder);
+}
+
+TEST(JobStreaming, SmallFoldersAndPerRankKeepEveryRank) {
+  const auto folder = write_job("stream_small");
+  Result<ReportPtr> below = analyze_folder(folder, kRankCount, 2);
+  ASSERT_TRUE(below.ok());
+  EXPECT_TRUE((*below)->streamed.empty());
+  EXPECT_EQ((*below)->ranks.size(), kRankCount);
+
+  AnalyzeRequest per_rank;
+  per_rank.path = folder.string();
+  per_rank.stream_above_ranks = 4;
+  per_rank.per_rank = true;
+  Result<ReportPtr> all = analyze(per_rank);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ((*all)->ranks.size(), kRankCount);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(JobStreaming, ABadFileStopsTheFolderWithItsNameUnlessSkipped) {
+  const auto folder = write_job("stream_bad");
+  testing::write_file(folder / "trace_9_broken.json", "{\"traceEvents\": [{\"ph\": \"X\", ");
+  Result<ReportPtr> strict = analyze_folder(folder, 4, 2);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.error().file.find("trace_9_broken.json"), std::string::npos)
+      << strict.error().describe();
+
+  AnalyzeRequest lenient;
+  lenient.path = folder.string();
+  lenient.stream_above_ranks = 4;
+  lenient.load.skip_bad = true;
+  Result<ReportPtr> skipped = analyze(lenient);
+  ASSERT_TRUE(skipped.ok()) << skipped.error().describe();
+  ASSERT_EQ((*skipped)->traces.skipped.size(), 1U);
+  EXPECT_EQ((*skipped)->input_files.size(), kRankCount);
+  std::filesystem::remove_all(folder);
+}
+
+}  // namespace
+}  // namespace stepscope
