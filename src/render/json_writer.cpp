@@ -113,6 +113,11 @@ void JsonWriter::value(bool flag) {
   out_ += flag ? "true" : "false";
 }
 
+void JsonWriter::raw_value(std::string_view json) {
+  separate();
+  out_ += json;
+}
+
 void JsonWriter::null() {
   separate();
   out_ += "null";

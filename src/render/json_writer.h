@@ -30,6 +30,8 @@ class JsonWriter {
   void value(double number);  // non-finite numbers are written as null
   void value(bool flag);
   void null();
+  // A value already written as JSON by another JsonWriter (a pre-rendered part of a document).
+  void raw_value(std::string_view json);
   // A nanosecond count written in microseconds, exactly, with up to 3 decimals.
   void microseconds(std::int64_t ns);
 

@@ -111,6 +111,12 @@ void write_input(JsonWriter& json, const Report& report) {
 
 }  // namespace
 
+std::string render_rank_json(const RankReport& rank) {
+  JsonWriter json;
+  write_rank(json, rank);
+  return json.take();
+}
+
 std::string render_json(const Report& report) {
   JsonWriter json;
   json.begin_object();
@@ -128,6 +134,7 @@ std::string render_json(const Report& report) {
   json.key("ranks");
   json.begin_array();
   for (const RankReport& rank : report.ranks) write_rank(json, rank);
+  for (const RenderedRank& rank : report.rendered) json.raw_value(rank.json);
   json.end_array();
   if (report.job) {
     json.key("job");

@@ -1,7 +1,6 @@
 // The compact terminal report of `stepscope analyze`.
 #include <fmt/format.h>
 
-#include "stepscope/job/job_report.h"
 #include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
@@ -19,6 +18,7 @@
 #include "render/terminal/steps_text.h"
 #include "render/text_format.h"
 #include "report/report_model.h"
+#include "stepscope/job/job_report.h"
 
 namespace stepscope {
 

@@ -102,61 +102,80 @@ Status analyze_loaded(const AnalyzeRequest& request, Report& report) {
   return Done{};
 }
 
-// A rank analysed in full, with the trace its analyses borrow.
-struct FullRank {
-  std::unique_ptr<Trace> trace;
-  RankReport report;
+// What decides whether a rank of a streamed folder is kept in full.
+struct KeepKey {
+  std::int64_t rank = 0;
   // In data-parallel jobs every rank's step lasts as long as the slowest rank's, so a straggler
   // shows in its compute (time outside collectives), not its step time.
   double compute_ns_per_step = 0;
+  double mean_step_ns = 0;
 };
 
-double compute_per_step(const job::RankSummary& summary) {
-  if (summary.steps.empty()) return 0;
+KeepKey keep_key(const job::RankSummary& summary, const RankReport& rank) {
+  KeepKey key;
+  key.rank = summary.rank;
+  key.mean_step_ns = rank.analyses.step_time.duration_ns.mean;
+  if (summary.steps.empty()) return key;
   double total = 0;
   for (const job::SummaryStep& step : summary.steps) total += static_cast<double>(step.compute_ns);
-  return total / static_cast<double>(summary.steps.size());
+  key.compute_ns_per_step = total / static_cast<double>(summary.steps.size());
+  return key;
 }
 
-// The ranks of a streamed folder kept in full: the lowest rank and the ranks that compute
-// longest (ties to the longer mean step, then the lower rank). The order the ranks arrive in
-// does not change the choice: a rank dropped had enough longer ranks kept that it can never be
-// needed again.
+// The ranks of a streamed folder kept in full, rendered: the lowest rank and the ranks that
+// compute longest (ties to the longer mean step, then the lower rank). The order the ranks
+// arrive in does not change the choice: a rank dropped had enough longer ranks kept that it can
+// never be needed again.
 class KeptRanks {
  public:
-  void offer(FullRank candidate) {
+  // Whether a rank would be kept now, so that only those are rendered.
+  bool wanted(const KeepKey& key) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    kept_.push_back(std::move(candidate));
-    if (kept_.size() <= kRanksKeptInFull) return;
-    const auto lowest = std::min_element(kept_.begin(), kept_.end(), by_rank);
-    auto least = kept_.end();
-    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
-      if (it == lowest) continue;
-      if (least == kept_.end() || ranks_before(*least, *it)) least = it;
-    }
-    kept_.erase(least);
+    if (kept_.size() < kRanksKeptInFull) return true;
+    const auto lowest = lowest_rank();
+    return key.rank < lowest->key.rank || first_is_worth_more(key, least_worth(lowest)->key);
   }
-  std::vector<FullRank> take() {
-    std::sort(kept_.begin(), kept_.end(), by_rank);
-    return std::move(kept_);
+  void offer(const KeepKey& key, RenderedRank rendered) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    kept_.push_back({key, std::move(rendered)});
+    if (kept_.size() > kRanksKeptInFull) kept_.erase(least_worth(lowest_rank()));
+  }
+  std::vector<RenderedRank> take() {
+    std::sort(kept_.begin(), kept_.end(),
+              [](const Kept& a, const Kept& b) { return a.key.rank < b.key.rank; });
+    std::vector<RenderedRank> out;
+    for (Kept& kept : kept_) out.push_back(std::move(kept.rendered));
+    return out;
   }
 
  private:
-  static bool by_rank(const FullRank& a, const FullRank& b) {
-    return a.trace->rank < b.trace->rank;
-  }
-  // True when `a` is more worth keeping than `b`.
-  static bool ranks_before(const FullRank& a, const FullRank& b) {
+  struct Kept {
+    KeepKey key;
+    RenderedRank rendered;
+  };
+  using Iterator = std::vector<Kept>::iterator;
+  static bool first_is_worth_more(const KeepKey& a, const KeepKey& b) {
     if (a.compute_ns_per_step != b.compute_ns_per_step) {
       return a.compute_ns_per_step > b.compute_ns_per_step;
     }
-    const double a_step = a.report.analyses.step_time.duration_ns.mean;
-    const double b_step = b.report.analyses.step_time.duration_ns.mean;
-    if (a_step != b_step) return a_step > b_step;
-    return a.trace->rank < b.trace->rank;
+    if (a.mean_step_ns != b.mean_step_ns) return a.mean_step_ns > b.mean_step_ns;
+    return a.rank < b.rank;
+  }
+  Iterator lowest_rank() {
+    return std::min_element(kept_.begin(), kept_.end(),
+                            [](const Kept& a, const Kept& b) { return a.key.rank < b.key.rank; });
+  }
+  // The kept rank, other than `lowest`, least worth keeping.
+  Iterator least_worth(Iterator lowest) {
+    auto least = kept_.end();
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (it == lowest) continue;
+      if (least == kept_.end() || first_is_worth_more(least->key, it->key)) least = it;
+    }
+    return least;
   }
   std::mutex mutex_;
-  std::vector<FullRank> kept_;
+  std::vector<Kept> kept_;
 };
 
 // What one file of a streamed folder left behind once its trace was dropped.
@@ -198,9 +217,10 @@ void stream_file(const AnalyzeRequest& request, const LoadOptions& load, std::si
                  StreamedFile& out, KeptRanks& kept) {
   out.member = load_folder_member(out.path, static_cast<std::int64_t>(index), load);
   if (!out.member.trace) return;
-  auto trace = std::make_unique<Trace>(std::move(*out.member.trace));
+  // Moved out, so that the trace is dropped when this rank is done.
+  const Trace trace = std::move(*out.member.trace);
   out.member.trace.reset();
-  RankReport rank = analyze_and_diagnose(*trace, request.analysis);
+  const RankReport rank = analyze_and_diagnose(trace, request.analysis);
   if (Status s = check_selection(rank, request.analysis); !s) {
     out.member.error = std::move(s).error();
     return;
@@ -211,8 +231,12 @@ void stream_file(const AnalyzeRequest& request, const LoadOptions& load, std::si
     return;
   }
   out.summary = std::move(summary).value();
-  const double compute = compute_per_step(*out.summary);
-  kept.offer(FullRank{std::move(trace), std::move(rank), compute});
+  const KeepKey key = keep_key(*out.summary, rank);
+  if (kept.wanted(key)) {
+    const int top = request.analysis.top;
+    kept.offer(key, RenderedRank{key.rank, render_rank_json(rank),
+                                 render_rank_html(rank, top, /*several=*/true)});
+  }
 }
 
 // Memory holds the traces being analysed and the few kept in full, never the whole folder.
@@ -256,14 +280,11 @@ Status analyze_streamed(const AnalyzeRequest& request, TraceFolder listing, Repo
     report.input_files.push_back(summary.file);
   }
   note_duplicate_ranks(ranks, report.input_files, &report.traces.notes);
-  for (FullRank& rank : kept.take()) {
-    report.streamed.push_back(std::move(rank.trace));
-    report.ranks.push_back(std::move(rank.report));
-  }
+  report.rendered = kept.take();
   report.traces.notes.push_back(
       std::to_string(summaries.size()) + " ranks were analysed one at a time to bound memory: " +
       "the job covers every rank; full per-rank detail is kept for " +
-      std::to_string(report.ranks.size()) + " (the lowest rank and those computing longest); " +
+      std::to_string(report.rendered.size()) + " (the lowest rank and those computing longest); " +
       "--per-rank keeps every rank");
   report.job = job::analyze_job(std::move(summaries), job::JobOptions{request.run});
   report.analysis_seconds = seconds_since(start);

@@ -2,7 +2,7 @@
 // read this; they compute nothing.
 #pragma once
 
-#include <memory>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +16,13 @@
 
 namespace stepscope {
 
+// A rank's parts of the JSON document and of the HTML report, rendered on their own.
+struct RenderedRank {
+  std::int64_t rank = 0;
+  std::string json;  // its object in the document's `ranks` array
+  std::string html;  // its section of the HTML page
+};
+
 // The trace behind `analyses.trace` is owned by Report::traces.
 struct RankReport {
   RankAnalyses analyses;
@@ -24,16 +31,21 @@ struct RankReport {
 
 struct Report {
   AnalyzeRequest request;
-  TraceSet traces;  // empty of ranks when the folder was streamed (see `streamed`)
-  // A large folder is analysed one trace at a time and only a few ranks are kept in full (rank 0
-  // and those computing longest); their traces live here. Every rank is in `job`.
-  std::vector<std::unique_ptr<Trace>> streamed;
+  TraceSet traces;  // empty of ranks when the folder was streamed (see `rendered`)
   std::vector<std::string> input_files;  // every trace analysed, in rank order
-  std::vector<RankReport> ranks;
+  std::vector<RankReport> ranks;         // empty when the folder was streamed
+  // A large folder is analysed one trace at a time; every rank is in `job`, and the few ranks
+  // kept in full (the lowest and those computing longest) were rendered before their traces
+  // were dropped.
+  std::vector<RenderedRank> rendered;
   std::optional<hta::HtaReport> hta;    // --mode compat-hta: HTA's figures over all ranks
   std::optional<job::JobAnalysis> job;  // a folder of several ranks: the job-level analysis
   double load_seconds = 0;
   double analysis_seconds = 0;
 };
+
+// One rank rendered as render_json and render_html would render it inside the whole report.
+std::string render_rank_json(const RankReport& rank);
+std::string render_rank_html(const RankReport& rank, int top, bool several);
 
 }  // namespace stepscope

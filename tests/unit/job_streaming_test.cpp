@@ -49,7 +49,7 @@ Result<ReportPtr> analyze_folder(const std::filesystem::path& folder, std::size_
 
 std::vector<std::int64_t> ranks_in_full(const Report& report) {
   std::vector<std::int64_t> ranks;
-  for (const RankReport& rank : report.ranks) ranks.push_back(rank.analyses.trace->rank);
+  for (const RenderedRank& rank : report.rendered) ranks.push_back(rank.rank);
   return ranks;
 }
 
@@ -58,7 +58,8 @@ TEST(JobStreaming, KeepsRankZeroAndTheRanksComputingLongestInFull) {
   Result<ReportPtr> streamed = analyze_folder(folder, 4, 2);
   ASSERT_TRUE(streamed.ok()) << streamed.error().describe();
   const Report& report = **streamed;
-  EXPECT_EQ(report.streamed.size(), kRanksKeptInFull);
+  EXPECT_EQ(report.rendered.size(), kRanksKeptInFull);
+  EXPECT_TRUE(report.ranks.empty());
   EXPECT_EQ(ranks_in_full(report), (std::vector<std::int64_t>{0, 3, 5, 7}));
   ASSERT_TRUE(report.job.has_value());
   EXPECT_EQ(report.input_files.size(), kRankCount);
@@ -79,16 +80,20 @@ TEST(JobStreaming, JobAndKeptRanksAreThoseOfTheWholeFolder) {
   const std::string job_whole = job::render_job_json(*(*whole)->job);
   EXPECT_EQ(job_whole, job::render_job_json(*(*one_thread)->job));
   EXPECT_EQ(job_whole, job::render_job_json(*(*two_threads)->job));
-  // Each kept rank's full report is the one the whole folder gives for that rank.
-  for (const RankReport& kept : (*two_threads)->ranks) {
+  // Each kept rank is rendered as the whole folder renders that rank.
+  ASSERT_EQ((*two_threads)->rendered.size(), kRanksKeptInFull);
+  for (const RenderedRank& kept : (*two_threads)->rendered) {
     const auto same =
-        std::find_if((*whole)->ranks.begin(), (*whole)->ranks.end(), [&kept](const RankReport& r) {
-          return r.analyses.trace->rank == kept.analyses.trace->rank;
-        });
+        std::find_if((*whole)->ranks.begin(), (*whole)->ranks.end(),
+                     [&kept](const RankReport& r) { return r.analyses.trace->rank == kept.rank; });
     ASSERT_NE(same, (*whole)->ranks.end());
-    EXPECT_EQ(same->analyses.step_time.duration_ns.mean, kept.analyses.step_time.duration_ns.mean);
-    EXPECT_EQ(same->diagnosis.findings.size(), kept.diagnosis.findings.size());
+    EXPECT_EQ(render_rank_json(*same), kept.json) << kept.rank;
+    EXPECT_EQ(render_rank_html(*same, AnalysisOptions{}.top, true), kept.html) << kept.rank;
   }
+  // The document lists the kept ranks' objects in its `ranks` array.
+  const std::string document = render_json(**two_threads);
+  EXPECT_NE(document.find("\"ranks\":[" + (*two_threads)->rendered.front().json + ","),
+            std::string::npos);
   std::filesystem::remove_all(folder);
 }
 
@@ -96,7 +101,7 @@ TEST(JobStreaming, SmallFoldersAndPerRankKeepEveryRank) {
   const auto folder = write_job("stream_small");
   Result<ReportPtr> below = analyze_folder(folder, kRankCount, 2);
   ASSERT_TRUE(below.ok());
-  EXPECT_TRUE((*below)->streamed.empty());
+  EXPECT_TRUE((*below)->rendered.empty());
   EXPECT_EQ((*below)->ranks.size(), kRankCount);
 
   AnalyzeRequest per_rank;

@@ -368,6 +368,10 @@ std::vector<const RankReport*> ranks_to_draw(const Report& report) {
 
 }  // namespace
 
+std::string render_rank_html(const RankReport& rank, int top, bool several) {
+  return rank_section(rank, top, several);
+}
+
 std::string render_html(const Report& report, int top) {
   const bool several = report.ranks.size() > 1;
   std::string body = fmt::format(
@@ -379,12 +383,13 @@ std::string render_html(const Report& report, int top) {
     body += "<p class=\"note\">skipped: " + escape(skipped.reason) + "</p>\n";
   }
   if (report.job) body += job::render_job_html_section(*report.job);
-  if (!report.streamed.empty()) {
+  if (!report.rendered.empty()) {
     // The job section's table has every rank; this page holds the detail of the ones kept.
     body += fmt::format(
         "<p class=\"note\">{} ranks were analysed one at a time to bound memory; the detail "
         "below is that of rank {} and the ranks that compute longest.</p>\n",
-        report.input_files.size(), report.ranks.front().analyses.trace->rank);
+        report.input_files.size(), report.rendered.front().rank);
+    for (const RenderedRank& rank : report.rendered) body += rank.html;
   } else if (several) {
     body += ranks_table(report);
   } else if (!report.ranks.empty()) {
