@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "analysis/launch_class_cache.h"
+#include "trace/saturating.h"
 
 namespace stepscope {
 
@@ -17,9 +18,10 @@ struct ClassSamples {
 void add_pair(LaunchClassStats& stats, ClassSamples& samples, std::int64_t cpu, std::int64_t gpu,
               std::int64_t delay) {
   ++stats.count;
-  stats.cpu_duration_total_ns += cpu;
-  stats.gpu_duration_total_ns += gpu;
-  stats.launch_delay_total_ns += delay;
+  // Saturating: a corrupt trace can carry durations near the int64 limit.
+  stats.cpu_duration_total_ns = saturating_add(stats.cpu_duration_total_ns, cpu);
+  stats.gpu_duration_total_ns = saturating_add(stats.gpu_duration_total_ns, gpu);
+  stats.launch_delay_total_ns = saturating_add(stats.launch_delay_total_ns, delay);
   stats.signed_delay_negative_count += delay < 0 ? 1 : 0;
   stats.cpu_duration_over_50us_count += cpu > kLaunchRuntimeCutoffNs ? 1 : 0;
   stats.launch_delay_over_100us_count += delay > kLaunchDelayCutoffNs ? 1 : 0;
