@@ -1,8 +1,11 @@
 // Loading a memory snapshot: the pickle machine with the snapshot builder as its finisher.
+#include <algorithm>
 #include <memory>
 #include <new>
+#include <string>
 
 #include "io/byte_source.h"
+#include "io/file_format.h"
 #include "snapshot/pickle_machine.h"
 #include "snapshot/snapshot_builder.h"
 #include "stepscope/snapshot.h"
@@ -11,13 +14,17 @@ namespace stepscope {
 
 namespace {
 
-// Reports progress between reads of the underlying source.
-class ReportingSource : public io::ByteSource {
+// Reports progress between reads of the underlying source, and keeps the first bytes so that a
+// file of another kind can be named when the pickle machine refuses it.
+class WatchedSource : public io::ByteSource {
  public:
-  ReportingSource(io::ByteSource& inner, const ProgressCallback& progress)
+  WatchedSource(io::ByteSource& inner, const ProgressCallback& progress)
       : inner_(inner), progress_(progress) {}
   Result<std::size_t> read(char* destination, std::size_t capacity) override {
     Result<std::size_t> got = inner_.read(destination, capacity);
+    if (got && head_.size() < kHeadBytes) {
+      head_.append(destination, std::min(*got, kHeadBytes - head_.size()));
+    }
     if (progress_) progress_(inner_.raw_bytes_consumed(), inner_.raw_bytes_total());
     return got;
   }
@@ -25,21 +32,34 @@ class ReportingSource : public io::ByteSource {
     return inner_.raw_bytes_consumed();
   }
   [[nodiscard]] std::uint64_t raw_bytes_total() const override { return inner_.raw_bytes_total(); }
+  // The first bytes, read further when the machine stopped before it had seen enough of them.
+  [[nodiscard]] const std::string& head() {
+    char more[kHeadBytes];
+    while (head_.size() < kHeadBytes) {
+      Result<std::size_t> got = read(more, kHeadBytes - head_.size());
+      if (!got || *got == 0) break;
+    }
+    return head_;
+  }
 
  private:
+  static constexpr std::size_t kHeadBytes = 16;
   io::ByteSource& inner_;
   const ProgressCallback& progress_;
+  std::string head_;
 };
 
-Result<MemorySnapshot> read_snapshot(io::ByteSource& source, const std::string& name) {
+Result<MemorySnapshot> read_snapshot(WatchedSource& source, const std::string& name) {
   MemorySnapshot snapshot;
   snapshot.source_path = name;
   snapshot::SnapshotBuilder builder(snapshot);
   snapshot::PickleMachine machine(snapshot.strings, builder);
   builder.attach(machine);
   Result<snapshot::Value> root = machine.run(source);
-  auto named = [&name](Error error) {
+  auto named = [&name, &source](Error error) {
     error.file = name;
+    error.message +=
+        io::wrong_format_hint(io::sniff_file_format(source.head()), io::FileFormat::kPickle);
     return error;
   };
   if (!root) return named(std::move(root).error());
@@ -60,9 +80,9 @@ Result<MemorySnapshot> load_memory_snapshot(const std::string& path,
     error.file = path;
     return error;
   }
-  ReportingSource reporting(**source, progress);
+  WatchedSource watched(**source, progress);
   try {
-    return read_snapshot(reporting, path);
+    return read_snapshot(watched, path);
   } catch (const std::bad_alloc&) {  // names the file, as every other failure to read it does
     Error error = make_error(ErrorKind::kLimitExceeded, "out of memory reading this file");
     error.file = path;
@@ -73,7 +93,9 @@ Result<MemorySnapshot> load_memory_snapshot(const std::string& path,
 Result<MemorySnapshot> load_memory_snapshot_bytes(const char* data, std::size_t size,
                                                   const std::string& name) {
   std::unique_ptr<io::ByteSource> source = io::memory_byte_source(data, size);
-  return read_snapshot(*source, name);
+  const ProgressCallback no_progress;
+  WatchedSource watched(*source, no_progress);
+  return read_snapshot(watched, name);
 }
 
 std::span<const std::uint32_t> MemorySnapshot::stack(StackId id) const& {

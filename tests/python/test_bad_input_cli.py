@@ -306,3 +306,19 @@ def test_a_huge_sparse_file_is_not_refused_for_its_size(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert b"not an event object" in done.stderr
     assert b"internal error" not in done.stderr and b"out of memory" not in done.stderr
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
+@pytest.mark.parametrize("command", ["analyze", "memory"])
+def test_a_checkpoint_passed_by_mistake_is_named(
+    tmp_path: Path, legacy: bool, command: str
+) -> None:
+    torch = pytest.importorskip("torch")
+    checkpoint = tmp_path / "model.pt"
+    torch.save({"weight": torch.zeros(4)}, checkpoint, _use_new_zipfile_serialization=not legacy)
+    result = run(command, str(checkpoint))
+    assert result.returncode == 2
+    message = result.stderr.decode()
+    assert str(checkpoint) in message
+    kind = "legacy pickle format" if legacy else "zip archive"
+    assert f"torch.save checkpoint ({kind})" in message

@@ -1,4 +1,5 @@
 #include "importers/kineto/event_splitter.h"
+#include "io/file_format.h"
 
 #include "importers/kineto/container_scanner.h"
 
@@ -19,6 +20,8 @@ constexpr std::size_t kMaxKeysKept = 8;
 constexpr std::size_t kMaxEventBytes = std::size_t{1} << 30;
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+constexpr std::size_t kFormatHeadBytes = 16;
 
 std::string describe_byte(char c) {
   if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
@@ -171,8 +174,17 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
         }
         begin_ += 2;
       } else {
+        // The first read may be short (the two bytes that told gzip apart): read enough to
+        // recognise a checkpoint or a snapshot. The input is refused either way.
+        while (end_ - begin_ < kFormatHeadBytes) {
+          Result<bool> more = fill();
+          if (!more || !*more) break;
+        }
+        const std::string_view head(buffer_.data() + begin_,
+                                    std::min<std::size_t>(end_ - begin_, kFormatHeadBytes));
         return error_at(
-            begin_, "not JSON trace: expected '{' or '[' at the start, found " + describe_byte(c));
+            begin_, "not JSON trace: expected '{' or '[' at the start, found " + describe_byte(c) +
+                        io::wrong_format_hint(io::sniff_file_format(head), io::FileFormat::kJson));
       }
       ++begin_;
       return true;
