@@ -38,7 +38,7 @@ int run_analyze(const AnalyzeArguments& a) {
   if (!a.annotate_output.empty()) {
     if (Status s = write_annotated_report(*report, a.annotate_output); !s) return fail(s.error());
   }
-  if (!a.quiet && a.json_output != "-") fmt::print("{}", render_text(*report, a.top));
+  if (!a.no_report && a.json_output != "-") fmt::print("{}", render_text(*report, a.top));
   return kExitOk;
 }
 
@@ -69,17 +69,17 @@ ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments
 void register_analyze_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<AnalyzeArguments>();
   CLI::App* command = app.add_subcommand(
-      "analyze", "Analyze a trace file (.json, .json.gz) or a folder with one trace per rank");
+      "analyze", "Analyze a trace (.json, .json.gz) or a folder of one trace per rank");
   command->add_option("PATH", a->path, "trace file or folder")->required();
   add_analysis_options(*command, a->analysis);
   add_top_option(*command, a->top);
   add_json_option(*command, a->json_output, "every figure");
   command
       ->add_option("--annotate", a->annotate_output,
-                   "write the trace with the findings as markers to FILE (.json or .json.gz; "
-                   "a single trace file only)")
+                   "the trace with the findings as markers (one trace only)")
       ->type_name("FILE");
-  add_quiet_flag(*command, a->quiet, "no progress and no terminal report");
+  add_quiet_flag(*command, a->quiet, "no progress bar");
+  add_no_report_flag(*command, a->no_report);
   command->footer(
       "Examples:\n"
       "  stepscope analyze trace.json.gz\n"

@@ -17,6 +17,7 @@ struct AnalyzeArguments {
   std::string annotate_output;  // "" none: the trace with the findings as markers
   int top = 10;
   bool quiet = false;
+  bool no_report = false;
 };
 
 // Adds the subcommand; when it is chosen, its run's exit status lands in `exit_status`.

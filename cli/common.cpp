@@ -58,6 +58,10 @@ void add_quiet_flag(CLI::App& command, bool& quiet, std::string_view what) {
   command.add_flag("-q,--quiet", quiet, std::string(what));
 }
 
+void add_no_report_flag(CLI::App& command, bool& no_report) {
+  command.add_flag("--no-report", no_report, "no terminal report (files asked for are written)");
+}
+
 LoadProgress::LoadProgress(bool quiet, std::string label)
     : bar_(!quiet && stderr_is_terminal(), std::move(label)) {}
 
@@ -75,7 +79,7 @@ void add_analysis_options(CLI::App& command, AnalysisArguments& a) {
       ->capture_default_str();
   command
       .add_option("--threads", a.threads,
-                  "1: one thread; 2: split, parse and build in parallel (default: by size)")
+                  "1: one thread; 2: parse and build in parallel (default: by size)")
       ->check(CLI::Range(1, 2));
   command.add_flag("--group-by-shape", a.group_by_input_shape,
                    "operator table per input shape as well as per name");
@@ -86,8 +90,7 @@ void add_analysis_options(CLI::App& command, AnalysisArguments& a) {
       ->check(CLI::Range(1, 4096));
   command.add_option("--run", a.run, "folder of several runs: analyse run N (0: the oldest)");
   command.add_flag("--per-rank", a.per_rank,
-                   "folder: each rank's full report after the job's (and every rank kept in full, "
-                   "not only rank 0 and the slowest, above 16 ranks)");
+                   "folder: every rank's full report after the job's (kept past 16 ranks)");
 }
 
 std::optional<StepRange> parse_step_range(std::string_view text) {

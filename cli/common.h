@@ -40,6 +40,8 @@ bool write_output(const std::string& path, const std::string& content);
 void add_json_option(CLI::App& command, std::string& path, std::string_view what);
 void add_top_option(CLI::App& command, int& top);
 void add_quiet_flag(CLI::App& command, bool& quiet, std::string_view what);
+// --no-report: no terminal report; the files asked for (--json, --html, -o) are still written.
+void add_no_report_flag(CLI::App& command, bool& no_report);
 
 // A progress bar on standard error for loading: shown only on a terminal and without --quiet.
 class LoadProgress {

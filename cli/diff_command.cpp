@@ -23,6 +23,7 @@ struct DiffArguments {
   std::string html_output;     // "" none
   int top = 10;
   bool quiet = false;
+  bool no_report = false;
   std::optional<double> fail_if_slower;  // percent
   std::uint64_t seed = 1;
   int resamples = 10000;
@@ -54,7 +55,7 @@ int run_diff(const DiffArguments& a) {
   if (!a.json_output.empty() && !write_output(a.json_output, render_diff_json(*result))) {
     return kExitBadInput;
   }
-  if (!a.quiet && a.json_output != "-") fmt::print("{}", render_diff_text(*result, a.top));
+  if (!a.no_report && a.json_output != "-") fmt::print("{}", render_diff_text(*result, a.top));
   if (a.fail_if_slower && slower_beyond(*result, *a.fail_if_slower)) {
     const StepComparison& s = result->steps;
     fmt::print(stderr,
@@ -72,9 +73,7 @@ int run_diff(const DiffArguments& a) {
 void register_diff_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<DiffArguments>();
   CLI::App* command = app.add_subcommand(
-      "diff",
-      "Compare two runs (trace files or folders): step time with a confidence interval, "
-      "and what changed per phase, op, kernel and finding");
+      "diff", "Compare two runs: step time with a 95 % interval, and what changed");
   command->add_option("BEFORE", a->before, "trace file or folder of the run before")->required();
   command->add_option("AFTER", a->after, "trace file or folder of the run after")->required();
   add_analysis_options(*command, a->analysis);
@@ -93,12 +92,17 @@ void register_diff_command(CLI::App& app, int& exit_status) {
   command->add_option("--resamples", a->resamples, "bootstrap resamples")
       ->check(CLI::Range(100, 1000000))
       ->capture_default_str();
-  add_quiet_flag(*command, a->quiet, "no progress and no terminal report");
+  add_quiet_flag(*command, a->quiet, "no progress bar");
+  add_no_report_flag(*command, a->no_report);
   command->footer(
       "Examples:\n"
       "  stepscope diff before.json.gz after.json.gz\n"
       "  stepscope diff runs/before/ runs/after/ --steps 3:20 --html diff.html\n"
-      "  stepscope diff before.json after.json -q --fail-if-slower 5   # exit 3 in CI\n"
+      "  stepscope diff before.json after.json --no-report --fail-if-slower 5   # exit 3 in CI\n"
+      "Verdicts on step time (bootstrap 95 % interval of the ratio after / before):\n"
+      "  faster, slower: the whole interval is below / above 1\n"
+      "  no significant change: the interval holds 1\n"
+      "  undetermined: fewer than 2 kept steps on a side\n"
       "Exit status: 0 done, 2 bad input, 3 slower beyond --fail-if-slower.");
   command->callback([a, &exit_status] { exit_status = run_diff(*a); });
 }

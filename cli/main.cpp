@@ -46,6 +46,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    app.exit(e);
+    // `stepscope monitor python train.py --epochs 3` reads --epochs as its own option.
+    if (app.got_subcommand("monitor")) {
+      fmt::print(stderr, "Put `--` before the command: stepscope monitor [OPTIONS] -- COMMAND\n");
+    }
+    return cli::kExitBadInput;
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return cli::kExitBadInput;

@@ -19,6 +19,7 @@ struct MemoryArguments {
   std::string json_output;  // "" none, "-" stdout
   int top = 10;
   bool quiet = false;
+  bool no_report = false;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -41,7 +42,7 @@ int run_memory(const MemoryArguments& a) {
   if (!a.json_output.empty() && !write_output(a.json_output, render_snapshot_json(report, a.top))) {
     return kExitBadInput;
   }
-  if (!a.quiet && a.json_output != "-") fmt::print("{}", render_snapshot_text(report, a.top));
+  if (!a.no_report && a.json_output != "-") fmt::print("{}", render_snapshot_text(report, a.top));
   return kExitOk;
 }
 
@@ -50,12 +51,12 @@ int run_memory(const MemoryArguments& a) {
 void register_memory_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<MemoryArguments>();
   CLI::App* command = app.add_subcommand(
-      "memory",
-      "Analyze a CUDA memory snapshot (torch.cuda.memory._dump_snapshot(), .pickle or .gz)");
+      "memory", "Analyze a CUDA memory snapshot (torch.cuda.memory._dump_snapshot())");
   command->add_option("SNAPSHOT", a->path, "snapshot file")->required();
   add_top_option(*command, a->top);
   add_json_option(*command, a->json_output, "every figure");
-  add_quiet_flag(*command, a->quiet, "no progress and no terminal report");
+  add_quiet_flag(*command, a->quiet, "no progress bar");
+  add_no_report_flag(*command, a->no_report);
   command->footer(
       "Examples:\n"
       "  stepscope memory snapshot.pickle\n"

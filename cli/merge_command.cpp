@@ -25,6 +25,7 @@ struct MergeArguments {
   std::optional<std::int64_t> run;
   int top = 10;
   bool quiet = false;
+  bool no_report = false;
 };
 
 Result<std::vector<std::string>> read_summaries(const std::vector<std::string>& paths) {
@@ -60,7 +61,8 @@ int run_merge(const MergeArguments& a) {
   if (!a.html_output.empty() && !write_output(a.html_output, job::render_job_html(*merged))) {
     return kExitBadInput;
   }
-  if (!a.quiet && a.json_output != "-") fmt::print("{}", job::render_job_text(*merged, a.top));
+  if (!a.quiet && !a.no_report && a.json_output != "-")
+    fmt::print("{}", job::render_job_text(*merged, a.top));
   return kExitOk;
 }
 
@@ -76,7 +78,8 @@ void register_merge_command(CLI::App& app, int& exit_status) {
       ->type_name("FILE");
   command->add_option("--run", a->run, "several runs among the summaries: analyse run N");
   add_top_option(*command, a->top);
-  add_quiet_flag(*command, a->quiet, "no terminal report");
+  add_quiet_flag(*command, a->quiet, "no terminal report (as --no-report)");
+  add_no_report_flag(*command, a->no_report);
   command->footer(
       "Examples:\n"
       "  stepscope merge summaries/*.summary.json\n"

@@ -25,6 +25,7 @@ struct MonitorArguments {
   std::string json_output;  // the timeline as JSON; "" none
   std::string csv_output;   // the samples as CSV; "" none
   bool quiet = false;
+  bool no_report = false;
   bool no_gpu = false;
   std::vector<std::string> command;
 };
@@ -115,7 +116,7 @@ int run_monitor(const MonitorArguments& a) {
   timeline.exit_status = exit_status;
   timeline.monitor_cpu_seconds = own_cpu_seconds();
   const live::MonitorSummary summary = live::summarize(timeline);
-  if (!a.quiet) {
+  if (!a.no_report) {
     fmt::print(stderr, "\n{}exit status: {}\n", live::render_summary_text(summary), exit_status);
   }
   if (!write_outputs(a, timeline, summary) && exit_status == 0) return kExitBadInput;
@@ -127,7 +128,7 @@ int run_monitor(const MonitorArguments& a) {
 void register_monitor_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<MonitorArguments>();
   CLI::App* command = app.add_subcommand(
-      "monitor", "Run a command and watch it: GPU and CPU use, then the kind of bottleneck");
+      "monitor", "Run a command and watch its GPU and CPU use; say what bounds it");
   command->add_option("--interval", a->interval, "sampling interval, e.g. 100ms or 0.5s")
       ->capture_default_str();
   command->add_option("-o,--output", a->json_output, "write the timeline as JSON to FILE")
@@ -135,7 +136,8 @@ void register_monitor_command(CLI::App& app, int& exit_status) {
   command->add_option("--csv", a->csv_output, "write the samples as CSV to FILE")
       ->type_name("FILE");
   command->add_flag("--no-gpu", a->no_gpu, "do not load NVML; sample the CPU side only");
-  add_quiet_flag(*command, a->quiet, "no live status and no summary");
+  add_quiet_flag(*command, a->quiet, "no live status and no NVML notice");
+  add_no_report_flag(*command, a->no_report);
   command->add_option("COMMAND", a->command, "the command to run, after --")->required();
   command->footer(
       "Examples:\n"

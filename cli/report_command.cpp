@@ -44,9 +44,7 @@ int run_report(const ReportArguments& a) {
 void register_report_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<ReportArguments>();
   CLI::App* command = app.add_subcommand(
-      "report",
-      "Write a self-contained HTML report of a trace file or folder, or of a `stepscope monitor` "
-      "timeline (.json) (opens offline)");
+      "report", "Write a self-contained HTML report of a trace, folder or timeline");
   command->add_option("PATH", a->path, "trace file or folder, or a monitor timeline")->required();
   add_analysis_options(*command, a->analysis);
   add_top_option(*command, a->top);

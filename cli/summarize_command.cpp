@@ -32,7 +32,7 @@ int run_summarize(const SummarizeArguments& a) {
 void register_summarize_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<SummarizeArguments>();
   CLI::App* command = app.add_subcommand(
-      "summarize", "Summarise one rank's trace for `stepscope merge` (the map step of a job)");
+      "summarize", "Summarise one rank's trace for `stepscope merge` (the map step)");
   command->add_option("TRACE", a->path, "trace file (.json, .json.gz)")->required();
   command->add_option("-o,--output", a->output, "summary file to write ('-': stdout)")
       ->type_name("FILE")

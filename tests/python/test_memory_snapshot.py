@@ -114,7 +114,7 @@ def test_gzip_snapshot_and_atomic_output(tmp_path: Path) -> None:
     path = tmp_path / "snapshot.pickle.gz"
     path.write_bytes(gzip.compress(pickle.dumps(snapshot, protocol=4)))
     out = tmp_path / "memory.json"
-    result = run_memory(path, "--json", str(out), "--quiet")
+    result = run_memory(path, "--json", str(out), "--no-report")
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert json.loads(out.read_text())["devices"][0]["trace"]["entries"] > 0
