@@ -79,3 +79,26 @@ def test_generate_style_callable() -> None:
     assert result.stats.min_ms >= 6.0 + 4 * 2.0
     assert all(request.tokens == 5 for request in result.requests)
     assert "first token" in str(result)
+
+
+def test_a_one_dimensional_prompt_is_one_request_not_a_batch() -> None:
+    def generate(prompt: torch.Tensor) -> Iterator[torch.Tensor]:
+        for k in range(3):
+            yield prompt[:1] + k
+
+    result = sst.latency(generate, torch.arange(16), warmup=1, iters=3, warn=False)
+    assert result.generate
+    assert result.batch_size == 1
+    assert any("1-D" in note for note in result.notes)
+    given = sst.latency(generate, torch.arange(16), warmup=1, iters=3, batch_size=16, warn=False)
+    assert given.batch_size == 16  # a batch size given is kept
+
+
+def test_each_warning_is_shown_once() -> None:
+    model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Dropout(0.5))
+    with pytest.warns(sst.MeasurementWarning, match="training mode"):
+        issued = sst.latency(model, torch.randn(4, 16), warmup=1, iters=5, set_eval=False)
+    assert "training mode" not in str(issued)  # already shown as a Python warning
+    assert "issued as MeasurementWarning" in str(issued)
+    kept = sst.latency(model, torch.randn(4, 16), warmup=1, iters=5, set_eval=False, warn=False)
+    assert "warning: " in str(kept) and "training mode" in str(kept)

@@ -16,6 +16,7 @@ from ._results import (
     Stats,
     rows_to_pandas,
     timing_warnings,
+    warning_lines,
 )
 from ._timing import resolve_device, time_calls
 
@@ -42,6 +43,7 @@ class BenchmarkResult(ResultMixin):
     clock: str
     conditions: Conditions
     warnings: tuple[str, ...]
+    warnings_issued: bool = False  # also issued as MeasurementWarning (warn=True)
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per timed iteration: ``iteration``, ``ms``."""
@@ -56,7 +58,7 @@ class BenchmarkResult(ResultMixin):
             f"  on {c.device} ({c.device_name}), torch {c.torch_version}, {c.threads} threads, "
             f"{self.clock}"
         )
-        lines += [f"  warning: {w}" for w in self.warnings]
+        lines += warning_lines(self.warnings, self.warnings_issued)
         return "\n".join(lines)
 
 
@@ -108,4 +110,5 @@ def benchmark(
         clock="CUDA events" if where.type == "cuda" else "synchronised perf_counter_ns",
         conditions=Conditions.capture(where, dtype=dtype, batch_size=batch_size),
         warnings=tuple(notes),
+        warnings_issued=warn,
     )

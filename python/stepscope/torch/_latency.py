@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 
-from ._batch import batch_size_of, call_model
+from ._batch import batch_size_of, call_model, first_tensor
 from ._results import (
     Conditions,
     MeasurementWarning,
@@ -20,6 +20,7 @@ from ._results import (
     Stats,
     rows_to_pandas,
     timing_warnings,
+    warning_lines,
 )
 from ._timing import now_ns, resolve_device, synchronize
 
@@ -58,6 +59,7 @@ class LatencyResult(ResultMixin):
     conditions: Conditions
     notes: tuple[str, ...]
     warnings: tuple[str, ...]
+    warnings_issued: bool = False  # also issued as MeasurementWarning (warn=True)
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per timed request: ``request``, ``ms``, ``first_token_ms``, ``tokens``."""
@@ -77,7 +79,7 @@ class LatencyResult(ResultMixin):
                 + (f" ({self.tokens_per_s:,.1f} tokens/s)" if self.tokens_per_s else "")
             )
         lines += [f"  note: {n}" for n in self.notes]
-        lines += [f"  warning: {w}" for w in self.warnings]
+        lines += warning_lines(self.warnings, self.warnings_issued)
         return "\n".join(lines)
 
 
@@ -156,6 +158,7 @@ def latency(
                 f"{name} is in training mode: dropout and batch norm run as in training, so "
                 "these are not inference figures; call model.eval()"
             )
+    inferred_batch = batch_size is None
     if batch_size is None:
         batch_size = batch_size_of(example)
     guard = torch.inference_mode if grad_mode == "inference_mode" else torch.no_grad
@@ -181,6 +184,10 @@ def latency(
     finally:
         for module, training in restore.items():
             module.train(training)
+    if inferred_batch and generate and _is_one_sequence(example):
+        # A 1-D prompt of a generator is one request's tokens, not a batch of that many.
+        batch_size = 1
+        notes.append("the example's first tensor is 1-D: taken as one prompt (batch size 1)")
     stats = Stats.of(totals)
     problems += timing_warnings(totals, stats, name)
     if warn:
@@ -208,7 +215,13 @@ def latency(
         conditions=Conditions.capture(where, batch_size=batch_size, dtype=_dtype_of(model)),
         notes=tuple(notes),
         warnings=tuple(problems),
+        warnings_issued=warn,
     )
+
+
+def _is_one_sequence(example: Any) -> bool:
+    tensor = first_tensor(example)
+    return tensor is not None and tensor.dim() == 1
 
 
 def _dtype_of(model: Any) -> torch.dtype | None:

@@ -49,6 +49,16 @@ class ResultMixin:
         return text
 
 
+def warning_lines(warnings: Sequence[str], issued: bool) -> list[str]:
+    """The warnings of a result as text lines; only counted when they were already issued as
+    Python warnings, so that printing the result does not show each one a second time."""
+    if not warnings:
+        return []
+    if issued:
+        return [f"  {len(warnings)} warning(s) issued as MeasurementWarning (see .warnings)"]
+    return [f"  warning: {w}" for w in warnings]
+
+
 def rows_to_pandas(rows: Sequence[Any]) -> pandas.DataFrame:
     """A DataFrame with one row per dataclass in `rows` (nested dataclasses flattened with
     dotted column names). Needs pandas."""
