@@ -54,6 +54,7 @@ void write_verdict(render::JsonWriter& w, const MonitorVerdict& v) {
 void write_summary(render::JsonWriter& w, const MonitorSummary& s) {
   w.key("summary");
   w.begin_object();
+  w.field("startup_us", s.startup_s * 1e6);
   w.field("samples", s.samples);
   w.field("duration_us", s.duration_s * 1e6);
   w.field("mean_interval_us", s.mean_interval_ms * 1e3);
@@ -267,10 +268,16 @@ std::string render_timeline_csv(const Timeline& t) {
   return out;
 }
 
+constexpr double kOverheadMinimumSeconds = 5.0;
+
 std::string render_summary_text(const MonitorSummary& s) {
   std::string out =
       fmt::format("stepscope monitor: {:.1f} s, {} samples, mean interval {:.1f} ms\n",
                   s.duration_s, s.samples, s.mean_interval_ms);
+  if (s.startup_s > 0) {
+    out += fmt::format("  from the first GPU activity on: start-up ({:.1f} s) left out\n",
+                       s.startup_s);
+  }
   out += fmt::format("  {:<22}{:>9}{:>9}{:>9}\n", "", "p5", "p50", "p95");
   out += row("main process CPU", s.main_cpu_cores, 1, "cores", 2);
   if (s.max_workers > 0) {
@@ -296,8 +303,11 @@ std::string render_summary_text(const MonitorSummary& s) {
                      s.verdict.headline);
   for (const std::string& r : s.verdict.reasons) out += fmt::format("  - {}\n", r);
   out += fmt::format("  next: {}\n", s.verdict.next_step);
-  out +=
-      fmt::format("\nmonitor overhead: {:.2f}% of one core\n", s.monitor_cpu_share_of_core * 100);
+  // Over a short command the monitor's own start and stop dominate its share: not a figure.
+  if (s.duration_s >= kOverheadMinimumSeconds) {
+    out +=
+        fmt::format("\nmonitor overhead: {:.2f}% of one core\n", s.monitor_cpu_share_of_core * 100);
+  }
   return out;
 }
 

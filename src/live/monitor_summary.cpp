@@ -71,8 +71,11 @@ void summarize_processes(const Timeline& timeline, MonitorSummary& out) {
         ++count;
       }
     }
-    workers_cpu.push_back(workers);
-    if (count > 0) worker_mean.push_back(workers / count);
+    // Both worker rows over the samples that had workers, so that they read alike.
+    if (count > 0) {
+      workers_cpu.push_back(workers);
+      worker_mean.push_back(workers / count);
+    }
     out.max_workers = std::max(out.max_workers, count);
     machine_cpu.push_back(s.machine_cpu_share);
     rss.push_back(static_cast<double>(tree_rss));
@@ -265,23 +268,50 @@ MonitorVerdict live_verdict(const MonitorSummary& f) {
   return v;
 }
 
-MonitorSummary summarize(const Timeline& timeline) {
-  MonitorSummary out;
-  out.samples = static_cast<std::int64_t>(timeline.samples.size());
-  out.cpu_count = timeline.cpu_count;
-  std::int64_t duration_ns = timeline.duration_ns;
-  if (duration_ns == 0 && !timeline.samples.empty()) duration_ns = timeline.samples.back().time_ns;
-  out.duration_s = static_cast<double>(duration_ns) / 1e9;
-  if (!timeline.samples.empty()) {
-    double sum = 0;
-    for (const Sample& s : timeline.samples) sum += static_cast<double>(s.interval_ns);
-    out.mean_interval_ms = sum / static_cast<double>(timeline.samples.size()) / 1e6;
+namespace {
+
+// Index of the first sample where a GPU the tree uses (any GPU when none lists the tree) is
+// busy; 0 when no sample is.
+std::size_t first_gpu_active_sample(const Timeline& timeline) {
+  if (!timeline.gpu_status.empty() || timeline.gpus.empty()) return 0;
+  const std::vector<std::uint32_t> used = gpus_used_by_tree(timeline);
+  const std::set<std::uint32_t> chosen(used.begin(), used.end());
+  for (std::size_t i = 0; i < timeline.samples.size(); ++i) {
+    for (const GpuSample& g : timeline.samples[i].gpus) {
+      const bool counted = chosen.empty() || chosen.contains(g.index);
+      if (counted && g.utilization_share && *g.utilization_share > 0) return i;
+    }
   }
+  return 0;
+}
+
+}  // namespace
+
+MonitorSummary summarize(const Timeline& whole) {
+  MonitorSummary out;
+  std::int64_t duration_ns = whole.duration_ns;
+  if (duration_ns == 0 && !whole.samples.empty()) duration_ns = whole.samples.back().time_ns;
+  out.duration_s = static_cast<double>(duration_ns) / 1e9;
   if (out.duration_s > 0)
-    out.monitor_cpu_share_of_core = timeline.monitor_cpu_seconds / out.duration_s;
-  out.exit_status = timeline.exit_status;
-  summarize_processes(timeline, out);
-  summarize_gpus(timeline, out);
+    out.monitor_cpu_share_of_core = whole.monitor_cpu_seconds / out.duration_s;
+  out.exit_status = whole.exit_status;
+  out.cpu_count = whole.cpu_count;
+  // The steady state: the samples from the first GPU activity on.
+  const std::size_t first = first_gpu_active_sample(whole);
+  Timeline steady = whole;
+  if (first > 0) {
+    out.startup_s = static_cast<double>(whole.samples[first - 1].time_ns) / 1e9;
+    steady.samples.erase(steady.samples.begin(),
+                         steady.samples.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+  out.samples = static_cast<std::int64_t>(steady.samples.size());
+  if (!steady.samples.empty()) {
+    double sum = 0;
+    for (const Sample& s : steady.samples) sum += static_cast<double>(s.interval_ns);
+    out.mean_interval_ms = sum / static_cast<double>(steady.samples.size()) / 1e6;
+  }
+  summarize_processes(steady, out);
+  summarize_gpus(steady, out);
   out.verdict = live_verdict(out);
   return out;
 }

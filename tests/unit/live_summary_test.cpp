@@ -151,6 +151,42 @@ TEST(LiveSummary, OwnCostIsAShareOfOneCore) {
   EXPECT_NEAR(s.monitor_cpu_share_of_core, 0.002, 1e-9);
 }
 
+TEST(LiveSummary, StartUpBeforeTheFirstGpuActivityIsLeftOut) {
+  Timeline t = timeline_of({.main_cpu = 0.2, .gpu_util = 0.90}, 50);
+  for (int i = 0; i < 20; ++i) {  // 2 s of `import torch`: one busy core, an idle GPU
+    t.samples[i].gpus[0].utilization_share = 0.0;
+    t.samples[i].processes[0].cpu_cores = 1.0;
+  }
+  const MonitorSummary s = summarize(t);
+  EXPECT_DOUBLE_EQ(s.startup_s, 2.0);
+  EXPECT_EQ(s.samples, 30);
+  EXPECT_DOUBLE_EQ(s.gpu_utilization_share.p5, 0.90);
+  EXPECT_DOUBLE_EQ(s.main_cpu_cores.p95, 0.2);
+  EXPECT_DOUBLE_EQ(s.duration_s, 5.0);  // the whole run
+  EXPECT_NE(render_summary_text(s).find("start-up (2.0 s) left out"), std::string::npos);
+}
+
+TEST(LiveSummary, WithoutGpuActivityTheWholeRunCounts) {
+  const MonitorSummary s = summarize(timeline_of({.main_cpu = 1.0, .gpu_util = 0.0}));
+  EXPECT_DOUBLE_EQ(s.startup_s, 0.0);
+  EXPECT_EQ(s.samples, 50);
+}
+
+TEST(LiveSummary, WorkerRowsReadAlike) {
+  Timeline t = timeline_of({.main_cpu = 1.0, .workers = 2, .worker_cpu = 0.9}, 40);
+  for (int i = 0; i < 30; ++i) t.samples[i].processes.resize(1);  // workers start late
+  const MonitorSummary s = summarize(t);
+  EXPECT_DOUBLE_EQ(s.worker_mean_cpu_cores.p50, 0.9);
+  EXPECT_DOUBLE_EQ(s.workers_cpu_cores.p50, 1.8);  // not 0 from the samples without workers
+}
+
+TEST(LiveRender, OverheadOnlyOverRunsLongEnoughToMeasureIt) {
+  const std::string long_run = render_summary_text(summarize(timeline_of({.main_cpu = 1.0}, 60)));
+  EXPECT_NE(long_run.find("monitor overhead:"), std::string::npos);
+  const std::string short_run = render_summary_text(summarize(timeline_of({.main_cpu = 1.0}, 8)));
+  EXPECT_EQ(short_run.find("monitor overhead:"), std::string::npos);
+}
+
 TEST(LiveRender, JsonAndCsvCarryTheSamples) {
   const Timeline t =
       timeline_of({.main_cpu = 1.0, .workers = 2, .worker_cpu = 0.5, .gpu_util = 0.60});

@@ -88,8 +88,12 @@ struct MonitorVerdict {
 };
 
 struct MonitorSummary {
-  std::int64_t samples = 0;
-  double duration_s = 0;
+  // With a GPU, the figures start at the first sample where a GPU the run uses is busy, so that
+  // start-up (interpreter, `import torch`, data set up) does not dilute the steady state; the
+  // time left out is `startup_s`. Without GPU activity the whole run counts (`startup_s` 0).
+  double startup_s = 0;
+  std::int64_t samples = 0;  // summarised (after start-up)
+  double duration_s = 0;     // the whole run
   double mean_interval_ms = 0;
   std::int32_t cpu_count = 0;
   // CPU side. Workers are the root's descendants; per sample, their sum and their mean.
@@ -112,7 +116,7 @@ struct MonitorSummary {
   Distribution gpu_power_w;
   Distribution gpu_sm_clock_mhz;
   Distribution gpu_temperature_c;
-  // The monitor's own cost, as a share of one core.
+  // The monitor's own cost, as a share of one core over the whole run.
   double monitor_cpu_share_of_core = 0;
   std::optional<std::int32_t> exit_status;
   MonitorVerdict verdict;
