@@ -117,6 +117,8 @@ struct EventArgs {
   std::int64_t in_msg_nelems = kAbsent;
   std::int64_t out_msg_nelems = kAbsent;
   std::int64_t group_size = kAbsent;
+  // `Sequence number`: the profiler writes it for ops recorded while autograd builds a graph.
+  std::int64_t sequence_number = kAbsent;
 };
 
 // The complete events of one rank, as parallel columns indexed by EventIndex. B/E pairs are

@@ -34,6 +34,15 @@ const std::vector<Rule>& all_rules() {
         "communication with no computation running >= 10 % of the mean step; below that overlap "
         "tuning rarely pays for its complexity"},
        rules::check_exposed_communication},
+      {{"autograd-in-inference", "Inference with autograd on", Bottleneck::kHostOverhead,
+        ">= 10 autograd nodes per kept step (ops with a `Sequence number`) in a trace with no "
+        "backward pass and no optimizer; a forward pass that needs no gradient builds no graph"},
+       rules::check_autograd_in_inference},
+      {{"dropout-in-inference", "model.eval() missing: dropout active in inference",
+        Bottleneck::kGpuCompute,
+        ">= 1 dropout mask (aten::bernoulli_, native_dropout, fused dropout kernels) per kept step "
+        "in a trace with no backward pass and no optimizer; in eval() mode dropout draws none"},
+       rules::check_dropout_in_inference},
       {{"unfused-optimizer", "The optimizer steps one parameter at a time",
         Bottleneck::kHostOverhead,
         ">= 30 kernels per step inside Optimizer.step with no multi-tensor or fused kernel, and "

@@ -14,6 +14,7 @@
 
 #include "diagnosis/device_timeline.h"
 #include "diagnosis/gain.h"
+#include "diagnosis/inference.h"
 #include "diagnosis/input_dims.h"
 #include "diagnosis/rules/rules.h"
 
@@ -133,11 +134,7 @@ IntervalSet explained_elsewhere(const RankAnalyses& rank, const IntervalSet& bus
 // Inference: no backward pass and no optimizer in the trace. Batch of one: the leading dimension
 // of the first input of the matrix multiplies is 1.
 bool inference_at_batch_one(const RankAnalyses& rank) {
-  if (!rank.phases.applicable ||
-      rank.phases.markers[static_cast<std::size_t>(Phase::kBackward)] > 0 ||
-      rank.phases.markers[static_cast<std::size_t>(Phase::kOptimizer)] > 0) {
-    return false;
-  }
+  if (!is_forward_only(rank)) return false;
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
   std::int64_t matmuls = 0;

@@ -21,5 +21,7 @@ std::vector<Finding> check_allocator_churn(const RankAnalyses& rank);
 std::vector<Finding> check_fusion(const RankAnalyses& rank);
 std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank);
 std::vector<Finding> check_low_occupancy(const RankAnalyses& rank);
+std::vector<Finding> check_autograd_in_inference(const RankAnalyses& rank);
+std::vector<Finding> check_dropout_in_inference(const RankAnalyses& rank);
 
 }  // namespace stepscope::rules

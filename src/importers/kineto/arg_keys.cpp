@@ -30,6 +30,7 @@ ArgKey classify_arg_key(std::string_view key) {
       {"In msg nelems", ArgKey::kInMsgNelems},
       {"Out msg nelems", ArgKey::kOutMsgNelems},
       {"Group size", ArgKey::kGroupSize},
+      {"Sequence number", ArgKey::kSequenceNumber},
       {"Addr", ArgKey::kAddress},
       {"Bytes", ArgKey::kMemoryBytes},
       {"Total Allocated", ArgKey::kTotalAllocated},

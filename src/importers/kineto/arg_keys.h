@@ -29,6 +29,7 @@ enum class ArgKey : std::uint8_t {
   kInMsgNelems,
   kOutMsgNelems,
   kGroupSize,
+  kSequenceNumber,
   kAddress,
   kMemoryBytes,
   kTotalAllocated,

@@ -427,6 +427,10 @@ Status read_arg(ArgKey key, od::value value, RawEvent& out) {
     case ArgKey::kOutMsgNelems:
       STEPSCOPE_TRY(lenient_integer(value, "args.Out msg nelems", numeric.out_msg_nelems, out));
       break;
+    case ArgKey::kSequenceNumber:
+      STEPSCOPE_TRY(
+          lenient_integer(value, "args.Sequence number", numeric.sequence_number, out));
+      break;
     case ArgKey::kGroupSize:
       STEPSCOPE_TRY(lenient_integer(value, "args.Group size", numeric.group_size, out));
       break;
