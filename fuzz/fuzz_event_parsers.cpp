@@ -22,6 +22,7 @@ bool same(const stepscope::kineto::RawEvent& a, const stepscope::kineto::RawEven
          a.memory.address == b.memory.address && a.memory.bytes == b.memory.bytes &&
          a.numeric_args.bytes == b.numeric_args.bytes &&
          a.numeric_args.sequence_number == b.numeric_args.sequence_number &&
+         a.numeric_args.flops == b.numeric_args.flops &&
          a.numeric_args.grid[0] == b.numeric_args.grid[0] &&
          a.tolerated_count == b.tolerated_count;  // the fast path accepts no tolerated field
 }

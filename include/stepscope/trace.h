@@ -119,6 +119,7 @@ struct EventArgs {
   std::int64_t group_size = kAbsent;
   // `Sequence number`: the profiler writes it for ops recorded while autograd builds a graph.
   std::int64_t sequence_number = kAbsent;
+  std::int64_t flops = kAbsent;  // `flops`, recorded with with_flops=True
 };
 
 // The complete events of one rank, as parallel columns indexed by EventIndex. B/E pairs are

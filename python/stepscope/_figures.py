@@ -475,6 +475,29 @@ class GpuMetrics(TypedDict):
     quirks: list[str]
 
 
+class OpFlops(TypedDict):
+    name: str
+    dtype: str
+    calls: int
+    flops: float
+    time_us: float
+    achieved_tflops: float
+    source: str
+
+
+class ComputeEfficiency(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    flops_per_step: float
+    achieved_tflops: float
+    device_name: str
+    dtype: str
+    peak_tflops: float
+    mfu: float | None
+    peak_source: str
+    ops: list[OpFlops]
+
+
 class RankFigures(TypedDict):
     steps: Steps
     step_time: StepTime
@@ -488,3 +511,4 @@ class RankFigures(TypedDict):
     launches: Launches
     queue_length: QueueLength
     gpu_metrics: GpuMetrics
+    compute_efficiency: ComputeEfficiency

@@ -1,6 +1,7 @@
 #include "stepscope/analysis/catalogue.h"
 
 #include "stepscope/figures/collective_bandwidth_fields.h"
+#include "stepscope/figures/compute_efficiency_fields.h"
 #include "stepscope/figures/gpu_metrics_fields.h"
 #include "stepscope/figures/gpu_temporal_fields.h"
 #include "stepscope/figures/idle_time_fields.h"
@@ -87,6 +88,11 @@ std::span<const AnalysisDescription> analysis_catalogue() {
       describe<&R::memory,
                [](const R& r) { return compute_memory_curve(*r.trace, r.steps, r.options.top); }>(
           "memory", "the memory curve from `[memory]` events (metrics.md §11)"),
+      describe<&R::compute_efficiency,
+               [](const R& r) { return compute_efficiency(*r.trace, r.steps, r.options); }>(
+          "compute_efficiency",
+          "FLOPs of matrix multiplies (and of every op with with_flops=True), achieved TFLOP/s "
+          "and MFU against the device's datasheet peak"),
       describe<&R::busy_timeline,
                [](const R& r) { return compute_busy_timeline(*r.trace, r.steps); }>(
           "", "busy intervals per device, for the HTML charts only"),

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "render/terminal/collective_bandwidth_text.h"
+#include "render/terminal/compute_efficiency_text.h"
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
 #include "render/terminal/gpu_temporal_text.h"
@@ -88,6 +89,7 @@ std::string render_text(const Report& report, int top) {
       out += render::render_text(rank.analyses.bandwidth, top);
     }
     out += render::render_text(rank.analyses.operators, top);
+    out += render::render_text(rank.analyses.compute_efficiency, top);
     out += render::render_text(rank.analyses.modules, top);
     out += render::render_text(rank.analyses.launches, top);
     out += render::render_text(rank.analyses.queue_length, top);

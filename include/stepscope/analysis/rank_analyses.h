@@ -4,6 +4,7 @@
 #include "stepscope/analysis/busy_timeline.h"
 #include "stepscope/analysis/code_location.h"
 #include "stepscope/analysis/collective_bandwidth.h"
+#include "stepscope/analysis/compute_efficiency.h"
 #include "stepscope/analysis/gpu_metrics.h"
 #include "stepscope/analysis/gpu_temporal.h"
 #include "stepscope/analysis/idle_time.h"
@@ -57,6 +58,7 @@ struct RankAnalyses {
   BusyTimelineResult busy_timeline;
   CodeContext code;  // Python frames and nn.Modules around each event (empty without them)
   ModuleViewResult modules;
+  ComputeEfficiencyResult compute_efficiency;
 };
 
 // Runs every analysis on one rank. The result borrows `trace` (see TraceRef): keep the trace

@@ -45,6 +45,8 @@ enum class Unit : std::uint8_t {
   kBytes,                      // bytes
   kShare,                      // a fraction in 0..1
   kGbPerSecond,                // 10^9 bytes per second
+  kFlops,                      // floating-point operations
+  kTflopsPerSecond,            // 10^12 floating-point operations per second
   kMicrosecondsFromNs,         // integer ns written as exact µs (at most three decimals)
   kMicrosecondsFromNsRounded,  // fractional ns rounded to the ns, written as µs
   kMicrosecondsFromNsExact,    // fractional ns (e.g. a percentile between two ns) as µs
@@ -62,6 +64,10 @@ enum class Unit : std::uint8_t {
       return "share (0..1)";
     case Unit::kGbPerSecond:
       return "GB/s (10^9 B)";
+    case Unit::kFlops:
+      return "FLOP";
+    case Unit::kTflopsPerSecond:
+      return "TFLOP/s (10^12)";
     case Unit::kMicrosecondsFromNs:
     case Unit::kMicrosecondsFromNsRounded:
     case Unit::kMicrosecondsFromNsExact:

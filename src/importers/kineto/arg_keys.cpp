@@ -31,6 +31,7 @@ ArgKey classify_arg_key(std::string_view key) {
       {"Out msg nelems", ArgKey::kOutMsgNelems},
       {"Group size", ArgKey::kGroupSize},
       {"Sequence number", ArgKey::kSequenceNumber},
+      {"flops", ArgKey::kFlops},
       {"Addr", ArgKey::kAddress},
       {"Bytes", ArgKey::kMemoryBytes},
       {"Total Allocated", ArgKey::kTotalAllocated},

@@ -30,6 +30,7 @@ enum class ArgKey : std::uint8_t {
   kOutMsgNelems,
   kGroupSize,
   kSequenceNumber,
+  kFlops,
   kAddress,
   kMemoryBytes,
   kTotalAllocated,

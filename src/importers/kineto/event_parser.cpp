@@ -427,9 +427,11 @@ Status read_arg(ArgKey key, od::value value, RawEvent& out) {
     case ArgKey::kOutMsgNelems:
       STEPSCOPE_TRY(lenient_integer(value, "args.Out msg nelems", numeric.out_msg_nelems, out));
       break;
+    case ArgKey::kFlops:
+      STEPSCOPE_TRY(lenient_integer(value, "args.flops", numeric.flops, out));
+      break;
     case ArgKey::kSequenceNumber:
-      STEPSCOPE_TRY(
-          lenient_integer(value, "args.Sequence number", numeric.sequence_number, out));
+      STEPSCOPE_TRY(lenient_integer(value, "args.Sequence number", numeric.sequence_number, out));
       break;
     case ArgKey::kGroupSize:
       STEPSCOPE_TRY(lenient_integer(value, "args.Group size", numeric.group_size, out));

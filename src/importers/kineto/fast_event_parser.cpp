@@ -291,6 +291,8 @@ bool arg(Cursor& cursor, ArgKey key, RawEvent& out) {
       return cursor.integer(numeric.out_msg_nelems);
     case ArgKey::kGroupSize:
       return cursor.integer(numeric.group_size);
+    case ArgKey::kFlops:
+      return cursor.integer(numeric.flops);
     case ArgKey::kSequenceNumber:
       return cursor.integer(numeric.sequence_number);
     default:

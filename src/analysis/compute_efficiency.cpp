@@ -1,0 +1,313 @@
+#include "stepscope/analysis/compute_efficiency.h"
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <map>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+
+#include "diagnosis/input_dims.h"
+
+namespace stepscope {
+
+namespace {
+
+double product(const std::vector<std::int64_t>& dims, std::size_t from, std::size_t to) {
+  double p = 1;
+  for (std::size_t i = from; i < to; ++i) p *= static_cast<double>(dims[i]);
+  return p;
+}
+
+// 2·M·K·N for [.., M, K] x [.., K, N] with `batch` leading matrices.
+std::optional<double> gemm(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b,
+                           double batch) {
+  if (a.size() < 2 || b.size() < 2 || a.back() != b[b.size() - 2]) return std::nullopt;
+  return 2.0 * batch * static_cast<double>(a[a.size() - 2]) * static_cast<double>(a.back()) *
+         static_cast<double>(b.back());
+}
+
+// Where conv1d/2d/3d and convolution keep their arguments in `Concrete Inputs`.
+struct ConvArgs {
+  std::string_view stride, padding, dilation, groups;
+};
+
+std::optional<ConvArgs> conv_args(std::string_view op, const std::vector<std::string>& concrete) {
+  const bool plain = op == "aten::conv1d" || op == "aten::conv2d" || op == "aten::conv3d";
+  const bool general = op == "aten::convolution" || op == "aten::_convolution";
+  if (!plain && !general) return std::nullopt;
+  const std::size_t groups = plain ? 6 : 8;
+  if (concrete.size() <= groups) return std::nullopt;
+  if (general && concrete[6] != "False") return std::nullopt;  // transposed: not counted
+  return ConvArgs{concrete[3], concrete[4], concrete[5], concrete[groups]};
+}
+
+// "[1, 2]" or "3" as integers, one per spatial dimension.
+std::vector<std::int64_t> integers(std::string_view text, std::size_t dims) {
+  std::vector<std::int64_t> out;
+  std::int64_t value = 0;
+  bool in_number = false;
+  for (const char c : text) {
+    if (c >= '0' && c <= '9') {
+      value = value * 10 + (c - '0');
+      in_number = true;
+    } else if (in_number) {
+      out.push_back(value);
+      value = 0;
+      in_number = false;
+    }
+  }
+  if (in_number) out.push_back(value);
+  if (out.size() == 1 && dims > 1) out.assign(dims, out.front());
+  return out;
+}
+
+// 2 · N · C_out · prod(output spatial) · (C_in / groups) · prod(kernel).
+std::optional<double> conv_flops(const Shape& input, const Shape& weight, const ConvArgs& args) {
+  if (input.size() < 3 || weight.size() != input.size()) return std::nullopt;
+  const std::size_t dims = input.size() - 2;
+  const std::vector<std::int64_t> stride = integers(args.stride, dims);
+  const std::vector<std::int64_t> dilation = integers(args.dilation, dims);
+  const bool same = args.padding.find("same") != std::string_view::npos;
+  const bool valid = args.padding.find("valid") != std::string_view::npos;
+  const std::vector<std::int64_t> padding =
+      valid ? std::vector<std::int64_t>(dims, 0) : integers(args.padding, dims);
+  const std::vector<std::int64_t> groups = integers(args.groups, 1);
+  if (stride.size() != dims || dilation.size() != dims || (!same && padding.size() != dims) ||
+      groups.size() != 1 || groups[0] < 1) {
+    return std::nullopt;
+  }
+  double outputs = static_cast<double>(input[0]) * static_cast<double>(weight[0]);
+  for (std::size_t d = 0; d < dims; ++d) {
+    const std::int64_t in = input[2 + d];
+    const std::int64_t kernel = weight[2 + d];
+    if (stride[d] < 1) return std::nullopt;
+    const std::int64_t out =
+        same ? in : (in + 2 * padding[d] - dilation[d] * (kernel - 1) - 1) / stride[d] + 1;
+    if (out < 1) return std::nullopt;
+    outputs *= static_cast<double>(out);
+  }
+  return 2.0 * outputs * product(weight, 1, weight.size());
+}
+
+// The strings of `Concrete Inputs`, e.g. ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"].
+std::vector<std::string> concrete_strings(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while ((at = text.find('"', at)) != std::string_view::npos) {
+    const std::size_t close = text.find('"', at + 1);
+    if (close == std::string_view::npos) break;
+    out.emplace_back(text.substr(at + 1, close - at - 1));
+    at = close + 1;
+  }
+  return out;
+}
+
+// The first input's dtype: the first string of `Input type`, e.g. ["float", "float", ""].
+std::string first_dtype(std::string_view types) {
+  const std::size_t open = types.find('"');
+  if (open == std::string_view::npos) return {};
+  const std::size_t close = types.find('"', open + 1);
+  if (close == std::string_view::npos) return {};
+  return std::string(types.substr(open + 1, close - open - 1));
+}
+
+struct PeakRow {
+  std::string_view device;  // matched as a substring of the device name
+  double half;              // bf16 / fp16 dense tensor-core peak, 10^12 FLOP/s
+  double single;            // fp32 (no TF32: PyTorch's default for matmul)
+  std::string_view source;
+};
+
+// Dense (no sparsity) peaks from the vendors' datasheets. More specific names first.
+constexpr std::array kPeaks{
+    PeakRow{"H100 PCIe", 756.0, 51.2, "NVIDIA H100 datasheet (PCIe)"},
+    PeakRow{"H100", 989.4, 66.9, "NVIDIA H100 datasheet (SXM)"},
+    PeakRow{"H200", 989.4, 66.9, "NVIDIA H200 datasheet (SXM)"},
+    PeakRow{"A100", 312.0, 19.5, "NVIDIA A100 datasheet"},
+    PeakRow{"A10G", 70.0, 35.0, "NVIDIA A10G (AWS) figures"},
+    PeakRow{"A10", 125.0, 31.2, "NVIDIA A10 datasheet"},
+    PeakRow{"L40S", 362.1, 91.6, "NVIDIA L40S datasheet"},
+    PeakRow{"L4", 121.0, 30.3, "NVIDIA L4 datasheet"},
+    PeakRow{"V100", 125.0, 15.7, "NVIDIA V100 datasheet (SXM2)"},
+    PeakRow{"T4", 65.0, 8.1, "NVIDIA T4 datasheet"},
+    PeakRow{"MI300X", 1307.4, 163.4, "AMD Instinct MI300X datasheet"},
+    PeakRow{"MI250X", 383.0, 47.9, "AMD Instinct MI250X datasheet"},
+    PeakRow{"MI250", 362.1, 45.3, "AMD Instinct MI250 datasheet"},
+};
+
+bool is_half(std::string_view dtype) {
+  return dtype.find("BFloat16") != std::string_view::npos ||
+         dtype.find("Half") != std::string_view::npos || dtype == "bfloat16" || dtype == "half";
+}
+
+// The FLOP-counting ops: those the shapes give, and any op the trace gives `flops` for.
+struct Counted {
+  double flops = 0;
+  bool from_trace = false;
+};
+
+bool counts_flops(std::string_view name) {
+  return name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" ||
+         name == "aten::baddbmm" || name == "aten::linear" || name == "aten::conv1d" ||
+         name == "aten::conv2d" || name == "aten::conv3d" || name == "aten::convolution" ||
+         name == "aten::_convolution";
+}
+
+std::optional<Counted> counted_flops(const Trace& trace, EventIndex i) {
+  const EventArgs* args = trace.args_of(i);
+  if (args == nullptr) return std::nullopt;
+  if (args->flops > 0) return Counted{static_cast<double>(args->flops), true};
+  if (!counts_flops(trace.name_of(i))) return std::nullopt;  // before parsing any shape
+  const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
+  if (!shapes) return std::nullopt;
+  const std::optional<double> flops = op_flops(
+      trace.name_of(i), *shapes, concrete_strings(trace.strings.view(args->concrete_inputs)));
+  if (!flops) return std::nullopt;
+  return Counted{*flops, false};
+}
+
+// Kept steps are in time order and do not overlap.
+bool kept_step_holds(std::span<const Step* const> kept, std::int64_t t) {
+  const auto after = std::upper_bound(
+      kept.begin(), kept.end(), t, [](std::int64_t v, const Step* s) { return v < s->start_ns; });
+  return after != kept.begin() && t < (*std::prev(after))->end_ns;
+}
+
+// Device time of each counted op: kernels whose op chain reaches it.
+std::unordered_map<EventIndex, std::int64_t> kernel_time_by_op(
+    const Trace& trace, const std::unordered_map<EventIndex, std::size_t>& counted) {
+  std::unordered_map<EventIndex, std::int64_t> time;
+  const EventTable& e = trace.events;
+  for (EventIndex k = 0; k < static_cast<EventIndex>(e.size()); ++k) {
+    if (!is_device_activity(e.event_class[k])) continue;
+    EventIndex at = e.launcher[k] != kNoEvent ? e.launcher[k] : e.owner_op[k];
+    for (; at != kNoEvent; at = e.parent[at]) {
+      if (counted.contains(at)) {
+        time[at] += e.dur_ns[k];
+        break;
+      }
+    }
+  }
+  return time;
+}
+
+}  // namespace
+
+std::optional<double> op_flops(std::string_view op, const std::vector<Shape>& shapes,
+                               const std::vector<std::string>& concrete) {
+  auto has = [&shapes](std::size_t n) { return shapes.size() >= n; };
+  if (op == "aten::mm" && has(2)) return gemm(shapes[0], shapes[1], 1);
+  if (op == "aten::addmm" && has(3)) return gemm(shapes[1], shapes[2], 1);
+  if (op == "aten::bmm" && has(2) && shapes[0].size() == 3) {
+    return gemm(shapes[0], shapes[1], static_cast<double>(shapes[0][0]));
+  }
+  if (op == "aten::baddbmm" && has(3) && shapes[1].size() == 3) {
+    return gemm(shapes[1], shapes[2], static_cast<double>(shapes[1][0]));
+  }
+  if (op == "aten::linear" && has(2)) {
+    const Shape& x = shapes[0];
+    const Shape& w = shapes[1];  // [out, in]
+    if (x.empty() || w.size() != 2 || x.back() != w[1]) return std::nullopt;
+    return 2.0 * product(x, 0, x.size() - 1) * static_cast<double>(w[1]) *
+           static_cast<double>(w[0]);
+  }
+  if (const std::optional<ConvArgs> args = conv_args(op, concrete)) {
+    if (!has(2)) return std::nullopt;
+    return conv_flops(shapes[0], shapes[1], *args);
+  }
+  return std::nullopt;
+}
+
+PeakFlops peak_flops(std::string_view device_name, std::string_view dtype) {
+  for (const PeakRow& row : kPeaks) {
+    if (device_name.find(row.device) == std::string_view::npos) continue;
+    if (is_half(dtype)) return {row.half, row.source};
+    if (dtype == "float" || dtype == "float32") return {row.single, row.source};
+    return {};
+  }
+  return {};
+}
+
+ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult& steps,
+                                           const AnalysisOptions& /*options*/) {
+  ComputeEfficiencyResult result;
+  const auto kept = steps.kept();
+  if (kept.empty()) {
+    result.not_applicable_reason = "no kept steps";
+    return result;
+  }
+  const EventTable& e = trace.events;
+  std::unordered_map<EventIndex, std::size_t> counted;  // op -> row in `ops`
+  std::map<std::pair<std::string, std::string>, std::size_t> rows;
+  std::vector<double> op_flops;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (e.event_class[i] != EventClass::kOp) continue;
+    const std::optional<Counted> c = counted_flops(trace, i);
+    if (!c || c->flops <= 0) continue;
+    bool inside_counted = false;
+    for (EventIndex at = e.parent[i]; at != kNoEvent && !inside_counted; at = e.parent[at]) {
+      inside_counted = counted.contains(at);
+    }
+    const bool in_kept_step = kept_step_holds(kept, e.start_ns[i]);
+    if (inside_counted || !in_kept_step) continue;
+    const EventArgs* args = trace.args_of(i);
+    const std::string dtype = first_dtype(trace.strings.view(args->input_types));
+    const auto key = std::make_pair(std::string(trace.name_of(i)), dtype);
+    auto [it, fresh] = rows.emplace(key, result.ops.size());
+    if (fresh) {
+      result.ops.push_back(
+          OpFlops{key.first, dtype, 0, 0, 0, 0, c->from_trace ? "trace" : "shapes"});
+    }
+    OpFlops& row = result.ops[it->second];
+    ++row.calls;
+    row.flops += c->flops;
+    counted.emplace(i, it->second);
+  }
+  if (result.ops.empty()) {
+    result.not_applicable_reason =
+        "no op with FLOPs: record with record_shapes=True (matrix multiplies) or "
+        "with_flops=True";
+    return result;
+  }
+  const auto device_time = kernel_time_by_op(trace, counted);
+  const bool on_device = !device_time.empty();
+  for (const auto& [op, row] : counted) {
+    if (on_device) {
+      const auto t = device_time.find(op);
+      if (t != device_time.end()) result.ops[row].time_ns += t->second;
+    } else {
+      result.ops[row].time_ns += e.dur_ns[op];
+    }
+  }
+  double total = 0;
+  std::map<std::string, double> by_dtype;
+  for (OpFlops& row : result.ops) {
+    total += row.flops;
+    by_dtype[row.dtype] += row.flops;
+    if (row.time_ns > 0) row.achieved_tflops = row.flops / static_cast<double>(row.time_ns) / 1e3;
+  }
+  std::sort(result.ops.begin(), result.ops.end(),
+            [](const OpFlops& a, const OpFlops& b) { return a.flops > b.flops; });
+  double step_ns = 0;
+  for (const Step* s : kept) step_ns += static_cast<double>(s->duration_ns());
+  const auto n = static_cast<double>(kept.size());
+  result.applicable = true;
+  result.flops_per_step = total / n;
+  result.achieved_tflops_per_step = step_ns > 0 ? total / step_ns / 1e3 : 0;
+  result.dtype =
+      std::max_element(by_dtype.begin(), by_dtype.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      })->first;
+  if (!trace.devices.empty() && on_device) {
+    result.device_name = trace.devices.front().name;
+    const PeakFlops peak = peak_flops(result.device_name, result.dtype);
+    result.peak_tflops = peak.tflops;
+    result.peak_source = std::string(peak.source);
+    if (peak.tflops > 0) result.mfu = result.achieved_tflops_per_step / peak.tflops;
+  }
+  return result;
+}
+
+}  // namespace stepscope

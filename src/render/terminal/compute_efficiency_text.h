@@ -1,0 +1,12 @@
+#pragma once
+
+#include <string>
+
+#include "stepscope/analysis/compute_efficiency.h"
+
+namespace stepscope::render {
+
+// Nothing when the trace has no op with FLOPs: the section would only say so.
+std::string render_text(const ComputeEfficiencyResult& efficiency, int top);
+
+}  // namespace stepscope::render
