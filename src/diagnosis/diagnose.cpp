@@ -64,6 +64,7 @@ Diagnosis diagnose(const RankAnalyses& rank) {
                               std::make_move_iterator(found.end()));
   }
   attribute_code(rank, diagnosis.findings);
+  diagnosis.memory_headroom = rank.memory_headroom.devices;
   // A run heading for out-of-memory fails whatever its speed: that comes first, then the
   // findings by the time they promise.
   std::stable_sort(diagnosis.findings.begin(), diagnosis.findings.end(),

@@ -21,5 +21,6 @@ std::vector<Finding> check_allocator_churn(const RankAnalyses& rank);
 std::vector<Finding> check_fusion(const RankAnalyses& rank);
 std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank);
 std::vector<Finding> check_low_occupancy(const RankAnalyses& rank);
+std::vector<Finding> check_memory_capacity(const RankAnalyses& rank);
 
 }  // namespace stepscope::rules

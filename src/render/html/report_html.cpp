@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <cmath>
 
-#include "stepscope/job/job_report.h"
+#include "render/headroom_line.h"
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
 #include "render/html/svg_chart.h"
 #include "render/json/memory_json.h"
 #include "render/text_format.h"
 #include "report/report_model.h"
+#include "stepscope/job/job_report.h"
 
 namespace stepscope {
 
@@ -302,6 +303,11 @@ std::string diagnosis_section(const Diagnosis& d, int top) {
     out += "<p class=\"note\">dominated by: ";
     for (const std::string& name : d.dominant_operations) out += escape(name) + "; ";
     out += "</p>";
+  }
+  for (const DeviceHeadroom& device : d.memory_headroom) {
+    out += "<p class=\"headroom\">" +
+           render::headroom_line(device, [](std::string_view text) { return escape(text); }) +
+           "</p>";
   }
   out += "</div>\n";
   for (std::size_t i = 0; i < d.findings.size() && i < static_cast<std::size_t>(top); ++i) {
