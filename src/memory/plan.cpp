@@ -42,17 +42,34 @@ PlanRow row(const MemoryPlan& plan, std::string technique, std::string assumptio
   return r;
 }
 
+const OptimizerChoice* choice_named(std::string_view name) {
+  for (const OptimizerChoice& choice : optimizer_choices()) {
+    if (choice.name == name) return &choice;
+  }
+  return nullptr;
+}
+
+// Each other optimizer in place of the measured one: its state and step temporaries replace
+// the measured state and the measured optimizer's temporaries (from the table; 0 when unknown).
 void add_optimizer_rows(MemoryPlan& plan) {
   const PlanMeasurement& m = plan.measured;
+  const OptimizerChoice* current = choice_named(m.optimizer);
+  const std::int64_t current_temporary =
+      current != nullptr ? scaled(m.parameter_count, current->step_temporary_bytes_per_parameter)
+                         : 0;
+  const std::int64_t without = plan.fixed_bytes - m.optimizer_state_bytes - current_temporary;
   for (const OptimizerChoice& choice : optimizer_choices()) {
-    if (choice.name == m.optimizer) continue;
-    const std::int64_t state = scaled(m.parameter_count, choice.state_bytes_per_parameter);
-    plan.rows.push_back(
-        row(plan, "optimizer " + choice.name,
-            fmt::format("optimizer state {:.1f} bytes per parameter in place of the measured {}",
-                        choice.state_bytes_per_parameter,
-                        render::format_bytes(m.optimizer_state_bytes)),
-            plan.fixed_bytes - m.optimizer_state_bytes + state, plan.per_sample_bytes));
+    if (current == &choice) continue;
+    const std::int64_t added =
+        scaled(m.parameter_count,
+               choice.state_bytes_per_parameter + choice.step_temporary_bytes_per_parameter);
+    plan.rows.push_back(row(
+        plan, "optimizer " + choice.name,
+        fmt::format("{:.1f} bytes of state and {:.1f} of step temporaries per parameter in place "
+                    "of the measured state ({})",
+                    choice.state_bytes_per_parameter, choice.step_temporary_bytes_per_parameter,
+                    render::format_bytes(m.optimizer_state_bytes)),
+        without + added, plan.per_sample_bytes));
   }
 }
 
@@ -81,7 +98,8 @@ void add_sharding_rows(MemoryPlan& plan) {
 
 const std::vector<OptimizerChoice>& optimizer_choices() {
   static const std::vector<OptimizerChoice> kChoices = {
-      {"AdamW", 8.0}, {"Adam 8-bit", 2.0}, {"SGD momentum", 4.0}, {"SGD", 0.0}, {"Adafactor", 0.1},
+      {"AdamW", 8.0, 4.0}, {"Adam 8-bit", 2.0, 4.0}, {"SGD momentum", 4.0, 0.0},
+      {"SGD", 0.0, 0.0},   {"Adafactor", 0.1, 4.0},
   };
   return kChoices;
 }

@@ -50,13 +50,15 @@ struct MemoryPlan {
   std::vector<PlanRow> rows;           // the current setting first, then each technique
 };
 
-// The optimizer-state bytes per parameter of an alternative optimizer with fp32 states.
+// An optimizer's memory per parameter (fp32 parameters): the state it keeps across steps, and
+// the temporaries its step allocates (the multi-tensor AdamW step makes one sqrt(v) copy).
 struct OptimizerChoice {
   std::string name;
   double state_bytes_per_parameter = 0;
+  double step_temporary_bytes_per_parameter = 0;
 };
-// AdamW (8), 8-bit Adam (2), SGD with momentum (4), SGD (0), Adafactor (factored: ~0 for
-// matrices, counted here as 0.1 per parameter for the row/column statistics and vectors).
+// AdamW (8 + 4), Adam 8-bit (2 + 4), SGD momentum (4 + 0), SGD (0 + 0), Adafactor (factored
+// second moments, ~0 for matrices, counted as 0.1; its update is one full-size temporary, 4).
 const std::vector<OptimizerChoice>& optimizer_choices();
 
 // Fails (bad_option) on measurements the model cannot use: batch_b <= batch_a, negative bytes.
