@@ -100,6 +100,7 @@ std::string state_section(const MemorySnapshot& s, const SnapshotDevice& d) {
     out += table.render("    ");
   }
   out += site_table(s, d.live_by_site, "live memory by allocation site");
+  out += fragmentation_section(d);
   return out;
 }
 
@@ -145,7 +146,6 @@ std::string trace_section(const MemorySnapshot& s, const SnapshotDevice& d) {
     out += "\n";
   }
   out += oom_section(s, d);
-  out += fragmentation_section(d);
   return out;
 }
 

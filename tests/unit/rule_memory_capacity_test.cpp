@@ -61,7 +61,8 @@ Trace training(std::int64_t activations, bool kept_tensor, bool with_device = tr
 }
 
 TEST(MemoryHeadroom, SplitsWhatIsLiveAtThePeakByLifetime) {
-  const RankAnalyses rank = analyze_rank(training(300 * kMiB, false), {});
+  const Trace trace = training(300 * kMiB, false);
+  const RankAnalyses rank = analyze_rank(trace, {});
   ASSERT_EQ(rank.memory_headroom.devices.size(), 1U);
   const DeviceHeadroom& d = rank.memory_headroom.devices[0];
   EXPECT_EQ(d.total_bytes, 1024 * kMiB);
@@ -85,7 +86,8 @@ TEST(MemoryHeadroom, SplitsWhatIsLiveAtThePeakByLifetime) {
 }
 
 TEST(MemoryHeadroom, ATensorKeptPastTheStepEndIsLongLived) {
-  const RankAnalyses rank = analyze_rank(training(300 * kMiB, true), {});
+  const Trace trace = training(300 * kMiB, true);
+  const RankAnalyses rank = analyze_rank(trace, {});
   ASSERT_EQ(rank.memory_headroom.devices.size(), 1U);
   const DeviceHeadroom& d = rank.memory_headroom.devices[0];
   EXPECT_EQ(*d.peak_step, 1);
@@ -95,7 +97,8 @@ TEST(MemoryHeadroom, ATensorKeptPastTheStepEndIsLongLived) {
 }
 
 TEST(MemoryHeadroom, UnknownDeviceMemoryGivesNoHeadroom) {
-  const RankAnalyses rank = analyze_rank(training(300 * kMiB, false, false), {});
+  const Trace trace = training(300 * kMiB, false, false);
+  const RankAnalyses rank = analyze_rank(trace, {});
   EXPECT_TRUE(rank.memory_headroom.devices.empty());
   const Diagnosis diagnosis = diagnose(rank);
   EXPECT_EQ(testing::find_finding(diagnosis, "memory-capacity"), nullptr);
