@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "render/terminal/diagnosis_text.h"
+#include "report/report_model.h"
 #include "stepscope/analysis/memory_headroom.h"
 #include "stepscope/diagnosis/diagnose.h"
+#include "stepscope/report.h"
 #include "support/findings.h"
 #include "support/trace_fixture.h"
 
@@ -151,6 +153,28 @@ TEST(RuleMemoryCapacity, SilentWithRoomButTheHeadroomIsShown) {
   EXPECT_EQ(diagnosis.memory_headroom[0].headroom_bytes, 204 * kMiB);
   EXPECT_NEAR(diagnosis.memory_headroom[0].headroom_share, 204.0 / 1024.0, 1e-12);
   EXPECT_NE(render::render_text(diagnosis, 10).find("memory headroom: GPU 0"), std::string::npos);
+}
+
+TEST(RuleMemoryCapacity, TheHtmlVerdictShowsTheHeadroomWithTheOpEscaped) {
+  Recorder r;
+  r.fixture.top_level(
+      "deviceProperties",
+      R"([{"id":0,"name":"GPU","computeMajor":9,"computeMinor":0,"totalGlobalMem":1073741824}])");
+  r.fixture.step(0, 0, 1000);
+  r.fixture.op("<img src=x onerror=alert(1)>", 50, 20);
+  r.record(60, 0xB000, 900 * kMiB);
+  r.record(600, 0xB000, -900 * kMiB);
+  Report report;
+  report.traces.ranks.push_back(r.fixture.load());
+  RankReport rank{analyze_rank(report.traces.ranks.front(), {}), {}};
+  rank.diagnosis = diagnose(rank.analyses);
+  report.ranks.push_back(std::move(rank));
+  const std::string html = render_html(report, 10);
+  const std::size_t line = html.find("<p class=\"headroom\">memory headroom: GPU 0");
+  ASSERT_NE(line, std::string::npos);
+  const std::string headroom = html.substr(line, html.find("</p>", line) - line);
+  EXPECT_NE(headroom.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos) << headroom;
+  EXPECT_EQ(html.find("<img src=x"), std::string::npos);
 }
 
 }  // namespace
