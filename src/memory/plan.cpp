@@ -145,19 +145,22 @@ Result<MemoryPlan> plan_memory(const PlanMeasurement& measured) {
                           "bf16 weights and gradients, fp32 master weights, activations halve",
                           fixed + m.parameter_bytes / 2 - m.gradient_bytes / 2,
                           autocast_activations));
-  if (m.repeated_blocks >= 2) {
+  // With two blocks, keeping the inputs of both and recomputing one saves nothing in this model.
+  if (m.repeated_blocks >= 3) {
     const auto n = static_cast<double>(m.repeated_blocks);
     plan.rows.push_back(row(plan, fmt::format("checkpoint every block ({})", m.repeated_blocks),
                             "rough: one block's activations recomputed in backward plus the "
                             "saved block inputs, counted as one more block",
                             fixed, scaled(per_sample, 2.0 / n)));
-    plan.rows.push_back(row(plan, "checkpoint every second block",
-                            "rough: half the blocks keep their activations", fixed,
-                            scaled(per_sample, 0.5 + 1.0 / n)));
+    if (m.repeated_blocks >= 4) {
+      plan.rows.push_back(row(plan, "checkpoint every second block",
+                              "rough: half the blocks keep their activations", fixed,
+                              scaled(per_sample, 0.5 + 1.0 / n)));
+    }
   }
   add_optimizer_rows(plan);
   add_sharding_rows(plan);
-  if (m.repeated_blocks >= 2) {
+  if (m.repeated_blocks >= 3) {
     const auto n = static_cast<double>(m.repeated_blocks);
     plan.rows.push_back(row(plan, "bf16 autocast + checkpoint every block",
                             "both of the rows above", fixed + m.parameter_bytes / 2,

@@ -72,6 +72,21 @@ TEST(MemoryPlan, EachTechniqueChangesItsOwnPart) {
   EXPECT_GT(zero3->largest_batch, plan->rows.front().largest_batch);
 }
 
+TEST(MemoryPlan, TwoBlocksGiveNoCheckpointingRows) {
+  PlanMeasurement m = measured();
+  m.repeated_blocks = 2;
+  const Result<MemoryPlan> plan = plan_memory(m);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(find(*plan, "checkpoint"), nullptr);
+  EXPECT_EQ(find(*plan, "bf16 autocast + checkpoint"), nullptr);
+  m.repeated_blocks = 4;
+  const Result<MemoryPlan> four = plan_memory(m);
+  ASSERT_TRUE(four.ok());
+  const PlanRow* second = find(*four, "checkpoint every second block");
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->per_sample_bytes, 6 * kMiB);  // (1/2 + 1/4) of 8 MiB
+}
+
 TEST(MemoryPlan, UnusableMeasurementsAreRefused) {
   PlanMeasurement m = measured();
   m.batch_b = m.batch_a;

@@ -194,8 +194,10 @@ def memory_plan(
     )
     if not ok:
         raise ValueError(f"memory_plan: {error}")
-    if blocks == 0:
-        notes.append("no repeated blocks found (ModuleList / Sequential): no checkpointing rows")
+    if blocks < 3:
+        notes.append(
+            f"{blocks} repeated blocks found (ModuleList / Sequential): checkpointing rows need 3"
+        )
     return MemoryPlan(
         parameters=sum(p.numel() for p in parameters),
         parameter_bytes=_tensor_bytes(parameters),
