@@ -75,7 +75,7 @@ def main() -> None:
         print(
             json.dumps(
                 {
-                    "batch_32": plan.rows[0].peak_at(32),
+                    "batch_48": plan.rows[0].peak_at(48),
                     "sgd_16": next(
                         r.peak_at(16) for r in plan.rows if r.technique == "optimizer SGD"
                     ),
