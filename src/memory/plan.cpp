@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -177,7 +178,9 @@ std::string render_plan_text(const MemoryPlan& plan) {
       "{}, {} at batch {}\n"
       "  model: {} fixed ({} beyond parameters, gradients and state) + {} per sample; capacity {} "
       "with {} kept free\n",
-      render::format_bytes(m.parameter_bytes), m.parameter_count,
+      render::format_bytes(m.parameter_bytes),
+      render::format_count(
+          static_cast<std::uint64_t>(std::max<std::int64_t>(m.parameter_count, 0))),
       render::format_bytes(m.gradient_bytes), render::format_bytes(m.optimizer_state_bytes),
       render::format_bytes(m.peak_a), m.batch_a, render::format_bytes(m.peak_b), m.batch_b,
       render::format_bytes(plan.fixed_bytes), render::format_bytes(plan.other_fixed_bytes),
