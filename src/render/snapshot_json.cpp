@@ -93,6 +93,20 @@ void write_state(JsonWriter& json, const MemorySnapshot& s, const SnapshotDevice
   json.end_array();
   json.key("live_by_site");
   write_sites(json, s, d.live_by_site);
+  json.key("fragmentation_cost");
+  if (d.fragmentation_cost) {
+    const FragmentationCost& f = *d.fragmentation_cost;
+    json.begin_object();
+    json.field("unused_bytes", f.unused_bytes);
+    json.field("segments_with_unused", f.segments_with_unused);
+    json.field("largest_free_block_bytes", f.largest_free_block);
+    json.field("returnable_bytes", f.returnable_bytes);
+    json.field("returnable_share", f.returnable_share);
+    json.field("fix", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    json.end_object();
+  } else {
+    json.null();
+  }
   json.end_object();
 }
 
@@ -134,20 +148,6 @@ void write_trace(JsonWriter& json, const MemorySnapshot& s, const SnapshotDevice
     json.field("live_bytes", oom.live_bytes);
     json.key("live_by_site");
     write_sites(json, s, oom.live_by_site);
-    json.end_object();
-  } else {
-    json.null();
-  }
-  json.key("fragmentation_cost");
-  if (d.fragmentation_cost) {
-    const FragmentationCost& f = *d.fragmentation_cost;
-    json.begin_object();
-    json.field("unused_bytes", f.unused_bytes);
-    json.field("segments_with_unused", f.segments_with_unused);
-    json.field("largest_free_block_bytes", f.largest_free_block);
-    json.field("returnable_bytes", f.returnable_bytes);
-    json.field("returnable_share", f.returnable_share);
-    json.field("fix", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
     json.end_object();
   } else {
     json.null();
