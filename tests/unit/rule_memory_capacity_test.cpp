@@ -118,9 +118,22 @@ TEST(RuleMemoryCapacity, FiresNearTheLimitWithTheLargerPartFirstInTheFix) {
   EXPECT_LT(finding->fix.find("FSDP"), finding->fix.find("expandable_segments"));
   EXPECT_EQ(finding->fix.find("autocast"), std::string::npos);
   EXPECT_EQ(finding->gain.likely_ns, 0);
+  // Under half the margin it outranks the time findings and names the bottleneck.
+  EXPECT_EQ(diagnosis.findings.front().id, "memory-capacity");
+  EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kMemoryCapacity);
+  EXPECT_NE(diagnosis.summary.find("close to out-of-memory"), std::string::npos);
   const std::string text = render::render_text(diagnosis, 10);
   EXPECT_NE(text.find("memory headroom: GPU 0 peak 1020.00 MiB reserved"), std::string::npos)
       << text;
+}
+
+TEST(RuleMemoryCapacity, BetweenHalfTheMarginAndTheMarginItIsAdviceNotTheVerdict) {
+  // 700 MiB long-lived + 230 MiB activations + 20 MiB reserved on top: 74 MiB (7.2 %) free.
+  const Diagnosis diagnosis = diagnose(analyze_rank(training(230 * kMiB, false), {}));
+  const Finding* finding = testing::find_finding(diagnosis, "memory-capacity");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->severity, Severity::kMedium);
+  EXPECT_EQ(diagnosis.summary.find("close to out-of-memory"), std::string::npos);
 }
 
 TEST(RuleMemoryCapacity, ActivationHeavyPeakAdvisesAutocastAndCheckpointing) {
