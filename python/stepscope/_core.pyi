@@ -66,8 +66,9 @@ def memory_plan(
     peak_a: int,
     batch_b: int,
     peak_b: int,
+    optimizer_peak: int,
     capacity_bytes: int,
     repeated_blocks: int,
     shards: int,
     safety_margin: float,
-) -> tuple[bool, str, str, list[tuple[str, str, int, int, int, int]], int, int]: ...
+) -> tuple[bool, str, str, list[tuple[str, str, int, int, int, int, int]], int, int]: ...

@@ -1,8 +1,8 @@
 """A small transformer for the memory planner's test, run in a fresh process per measurement
-(glibc keeps freed memory in the resident set, so one process per configuration keeps the
-measurements apart). ``python memory_plan_model.py plan`` prints the plan's predictions;
-``python memory_plan_model.py measure OPTIMIZER BATCH`` measures one configuration the same way
-memory_plan does (a warm-up step, then the peak of one step)."""
+(nothing from one configuration stays allocated in the next). ``python memory_plan_model.py
+plan`` prints the plan's predictions; ``python memory_plan_model.py measure OPTIMIZER BATCH``
+measures one configuration the way memory_plan does (a warm-up step, then the peaks of one
+step)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import sys
 import torch
 
 from stepscope import torch as sst
-from stepscope.torch._memory import PeakMemory
+from stepscope.torch._memory_plan import step_peaks
 
 SEQUENCE = 64
-VOCABULARY = 60_000
+VOCABULARY = 8_000
 
 
 class SmallTransformer(torch.nn.Module):
@@ -55,17 +55,11 @@ def loss_fn(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 
 def measure(optimizer_name: str, batch_size: int) -> int:
-    model, optimizer, (tokens, target) = setup(optimizer_name, batch_size)
-    peak = PeakMemory(torch.device("cpu"))
-    value = None
-    for _ in range(2):  # the first step creates gradients and optimizer state
-        peak.reset()
-        loss_fn(model(tokens), target).backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        value = peak.peak_bytes()
-    assert value is not None
-    return value
+    model, optimizer, batch = setup(optimizer_name, batch_size)
+    cpu = torch.device("cpu")
+    step_peaks(model, batch, loss_fn, optimizer, cpu)  # creates the optimizer state
+    forward_backward, optimizer_step, _ = step_peaks(model, batch, loss_fn, optimizer, cpu)
+    return max(forward_backward, optimizer_step)
 
 
 def main() -> None:
@@ -80,6 +74,7 @@ def main() -> None:
                         r.peak_at(16) for r in plan.rows if r.technique == "optimizer SGD"
                     ),
                     "peaks": list(plan.peaks_bytes),
+                    "peak_16": plan.rows[0].peak_at(16),
                     "batches": list(plan.batch_sizes),
                     "notes": list(plan.notes),
                     "text": str(plan),

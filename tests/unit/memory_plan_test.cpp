@@ -7,8 +7,9 @@ namespace {
 
 constexpr std::int64_t kMiB = 1 << 20;
 
-// 10 M parameters in fp32 with AdamW: 40 MiB-ish weights, as many gradients, twice as much
-// state; 100 MiB of other fixed memory; 8 MiB of activations per sample.
+// 10 M parameters in fp32 with AdamW: 40 MB of weights, as many gradients, twice as much
+// state. Forward and backward peak at weights + state + 100 MiB + 8 MiB per sample; the
+// optimizer step at weights + gradients + state + 40 MB of temporaries.
 PlanMeasurement measured() {
   PlanMeasurement m;
   m.parameter_count = 10'000'000;
@@ -16,11 +17,12 @@ PlanMeasurement measured() {
   m.gradient_bytes = 40'000'000;
   m.optimizer_state_bytes = 80'000'000;
   m.optimizer = "AdamW";
-  const std::int64_t fixed = 160'000'000 + 100 * kMiB;
+  const std::int64_t fixed = 120'000'000 + 100 * kMiB;
   m.batch_a = 4;
   m.peak_a = fixed + 4 * 8 * kMiB;
   m.batch_b = 8;
   m.peak_b = fixed + 8 * 8 * kMiB;
+  m.optimizer_peak = 200'000'000;
   m.capacity_bytes = 1024 * kMiB;
   m.repeated_blocks = 4;
   m.shards = 4;
@@ -39,8 +41,9 @@ TEST(MemoryPlan, TheLinearModelRecoversFixedAndPerSampleBytes) {
   const Result<MemoryPlan> plan = plan_memory(measured());
   ASSERT_TRUE(plan.ok()) << plan.error().describe();
   EXPECT_EQ(plan->per_sample_bytes, 8 * kMiB);
-  EXPECT_EQ(plan->fixed_bytes, 160'000'000 + 100 * kMiB);
+  EXPECT_EQ(plan->fixed_bytes, 120'000'000 + 100 * kMiB);
   EXPECT_EQ(plan->other_fixed_bytes, 100 * kMiB);
+  EXPECT_EQ(plan->optimizer_temporary_bytes, 40'000'000);
   const PlanRow& current = plan->rows.front();
   EXPECT_EQ(current.technique, "current (AdamW)");
   EXPECT_EQ(predicted_peak(current, 16), plan->fixed_bytes + 16 * 8 * kMiB);
@@ -55,9 +58,10 @@ TEST(MemoryPlan, EachTechniqueChangesItsOwnPart) {
   ASSERT_TRUE(plan.ok());
   const PlanRow* sgd = find(*plan, "optimizer SGD momentum");
   ASSERT_NE(sgd, nullptr);
-  // AdamW's state (80 MB) and its step's sqrt(v) copy (4 bytes a parameter) give way to the
-  // momentum buffer (4 bytes a parameter).
-  EXPECT_EQ(sgd->fixed_bytes, plan->fixed_bytes - 80'000'000 - 40'000'000 + 40'000'000);
+  // In forward and backward the momentum buffer (4 bytes a parameter) replaces AdamW's state;
+  // in the step, AdamW's state and measured temporaries give way to the buffer alone.
+  EXPECT_EQ(sgd->fixed_bytes, plan->fixed_bytes - 80'000'000 + 40'000'000);
+  EXPECT_EQ(sgd->optimizer_peak_bytes, 200'000'000 - 80'000'000 - 40'000'000 + 40'000'000);
   EXPECT_EQ(find(*plan, "optimizer AdamW"), nullptr);  // the current one is not repeated
   const PlanRow* autocast = find(*plan, "bf16 autocast");
   ASSERT_NE(autocast, nullptr);
@@ -69,6 +73,7 @@ TEST(MemoryPlan, EachTechniqueChangesItsOwnPart) {
   const PlanRow* zero3 = find(*plan, "ZeRO-3");
   ASSERT_NE(zero3, nullptr);
   EXPECT_EQ(zero3->fixed_bytes, plan->fixed_bytes - 120'000'000);  // 3/4 of 160 MB
+  EXPECT_EQ(zero3->optimizer_peak_bytes, 200'000'000 - 120'000'000);
   EXPECT_GT(zero3->largest_batch, plan->rows.front().largest_batch);
 }
 
@@ -96,6 +101,20 @@ TEST(MemoryPlan, UnusableMeasurementsAreRefused) {
   m = measured();
   m.capacity_bytes = 0;
   EXPECT_FALSE(plan_memory(m).ok());
+}
+
+TEST(MemoryPlan, TheOptimizerStepBoundsThePeakWhenActivationsAreSmall) {
+  PlanMeasurement m = measured();
+  m.optimizer_peak = 600 * kMiB;  // above forward/backward at batch 8 (~278 MiB)
+  const Result<MemoryPlan> plan = plan_memory(m);
+  ASSERT_TRUE(plan.ok());
+  const PlanRow& current = plan->rows.front();
+  EXPECT_EQ(current.predicted_peak_bytes, 600 * kMiB);
+  EXPECT_EQ(predicted_peak(current, 60), plan->fixed_bytes + 60 * 8 * kMiB);
+  m.optimizer_peak = 1000 * kMiB;  // beyond 90 % of the 1 GiB capacity: no batch fits
+  const Result<MemoryPlan> over = plan_memory(m);
+  ASSERT_TRUE(over.ok());
+  EXPECT_EQ(over->rows.front().largest_batch, 0);
 }
 
 TEST(MemoryPlan, NothingFitsGivesZero) {

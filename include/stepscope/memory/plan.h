@@ -20,34 +20,43 @@ struct PlanMeasurement {
   std::int64_t gradient_bytes = 0;
   std::int64_t optimizer_state_bytes = 0;
   std::string optimizer;  // "AdamW", "SGD", ...: for the label of the current setting
-  // Peak of a whole step at two batch sizes (batch_a < batch_b), after a warm-up step so that
-  // gradients and optimizer state exist.
+  // Peak of forward and backward at two batch sizes (batch_a < batch_b), after a warm-up step so
+  // that optimizer state exists.
   std::int64_t batch_a = 0;
   std::int64_t peak_a = 0;
   std::int64_t batch_b = 0;
   std::int64_t peak_b = 0;
+  // Peak of optimizer.step(), which does not grow with the batch: parameters, gradients, state
+  // and the step's temporaries. 0: not measured (the temporaries then come from the table).
+  std::int64_t optimizer_peak = 0;
   std::int64_t capacity_bytes = 0;   // the device (or, on the CPU, the memory available)
   std::int64_t repeated_blocks = 0;  // blocks activation checkpointing would wrap; 0: none found
   int shards = 1;                    // GPUs for ZeRO / FSDP
   double safety_margin = 0.10;       // of the capacity, kept free
 };
 
+// One setting's estimate. Forward and backward peak at fixed + per_sample * batch; the
+// optimizer step at optimizer_peak; the step's peak is the larger.
 struct PlanRow {
   std::string technique;         // "current", "bf16 autocast", "ZeRO-3 / FSDP over 8 GPUs", ...
   std::string assumption;        // how the estimate was made, one line
-  std::int64_t fixed_bytes = 0;  // estimated: the peak's part independent of the batch
+  std::int64_t fixed_bytes = 0;  // estimated: forward/backward without the batch
   std::int64_t per_sample_bytes = 0;      // estimated: activations per sample
+  std::int64_t optimizer_peak_bytes = 0;  // estimated: the optimizer step's peak
   std::int64_t predicted_peak_bytes = 0;  // estimated, at the measured batch_b
   std::int64_t largest_batch = 0;         // estimated: fits capacity * (1 - margin); 0: none fits
 };
 
 struct MemoryPlan {
   PlanMeasurement measured;
-  // The linear model of the measured setting: peak = fixed + per_sample * batch.
+  // The linear model of the measured forward and backward: peak = fixed + per_sample * batch.
   std::int64_t fixed_bytes = 0;
   std::int64_t per_sample_bytes = 0;
-  std::int64_t other_fixed_bytes = 0;  // fixed minus parameters, gradients and state
-  std::vector<PlanRow> rows;           // the current setting first, then each technique
+  std::int64_t other_fixed_bytes = 0;  // fixed minus parameters and optimizer state
+  // The measured optimizer's step temporaries: its peak minus parameters, gradients and state
+  // (from the table when that peak was not measured).
+  std::int64_t optimizer_temporary_bytes = 0;
+  std::vector<PlanRow> rows;  // the current setting first, then each technique
 };
 
 // An optimizer's memory per parameter (fp32 parameters): the state it keeps across steps, and
@@ -64,7 +73,8 @@ const std::vector<OptimizerChoice>& optimizer_choices();
 // Fails (bad_option) on measurements the model cannot use: batch_b <= batch_a, negative bytes.
 Result<MemoryPlan> plan_memory(const PlanMeasurement& measured);
 
-// The predicted peak of a setting at `batch` (estimated).
+// The predicted peak of a setting at `batch` (estimated): the larger of forward/backward and
+// the optimizer step.
 [[nodiscard]] std::int64_t predicted_peak(const PlanRow& row, std::int64_t batch);
 
 // The table for a terminal: one row per technique, every figure marked estimated.

@@ -4,8 +4,12 @@ memory technique and the largest batch that fits (the arithmetic is stepscope's 
 from __future__ import annotations
 
 import collections
+import contextlib
+import json
+import os
 import re
-from collections.abc import Callable, Mapping
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +18,7 @@ import torch
 
 from .. import _core
 from ._batch import batch_size_of, call_model, to_device
-from ._memory import PeakMemory, _state_tensors, _tensor_bytes, process_rss_bytes
+from ._memory import _state_tensors, _tensor_bytes, process_rss_bytes
 from ._timing import synchronize
 
 
@@ -25,14 +29,15 @@ class PlanRow:
 
     technique: str
     assumption: str
-    fixed_bytes: int
+    fixed_bytes: int  # forward and backward without the batch
     per_sample_bytes: int
+    optimizer_peak_bytes: int
     predicted_peak_bytes: int
     largest_batch: int
 
     def peak_at(self, batch: int) -> int:
-        """Estimated peak at `batch` samples."""
-        return self.fixed_bytes + self.per_sample_bytes * batch
+        """Estimated peak at `batch` samples: forward/backward or the optimizer step."""
+        return max(self.fixed_bytes + self.per_sample_bytes * batch, self.optimizer_peak_bytes)
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,8 @@ class MemoryPlan:
     gradient_bytes: int
     optimizer_state_bytes: int
     batch_sizes: tuple[int, int]
-    peaks_bytes: tuple[int, int]
+    peaks_bytes: tuple[int, int]  # forward and backward at each batch size
+    optimizer_peak_bytes: int
     capacity_bytes: int
     memory_kind: str  # what the peaks and the capacity measure
     rows: tuple[PlanRow, ...]
@@ -104,6 +110,78 @@ def _cpu_capacity_bytes() -> int | None:
     return int(found.group(1)) * 1024 + rss
 
 
+def _cpu_tensor_bytes_above_start(prof: torch.profiler.profile) -> int:
+    """From the profiler's CPU [memory] records: the most bytes allocated during the profile
+    beyond what was allocated when it began (tensors, not the process)."""
+    fd, name = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(name)
+        events = json.loads(Path(name).read_text())["traceEvents"]
+    finally:
+        os.unlink(name)
+    records = sorted(
+        (e for e in events if e.get("name") == "[memory]" and e["args"].get("Device Type") == 0),
+        key=lambda e: float(e["ts"]),
+    )
+    if not records:
+        return 0
+    start = int(records[0]["args"]["Total Allocated"]) - int(records[0]["args"]["Bytes"])
+    return max(0, max(int(e["args"]["Total Allocated"]) for e in records) - start)
+
+
+@contextlib.contextmanager
+def _peak(where: torch.device, live_bytes: int, out: list[int]) -> Iterator[None]:
+    """Append the peak of the block to `out`: ``torch.cuda.max_memory_allocated`` on a GPU;
+    elsewhere `live_bytes` (what was allocated before) plus the most tensor bytes the profiler's
+    [memory] records show allocated during the block."""
+    synchronize(where)
+    if where.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(where)
+        yield
+        synchronize(where)
+        out.append(int(torch.cuda.max_memory_allocated(where)))
+        return
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    with torch.profiler.profile(activities=activities, profile_memory=True) as prof:
+        yield
+    out.append(live_bytes + _cpu_tensor_bytes_above_start(prof))
+
+
+def step_peaks(
+    model: torch.nn.Module,
+    batch: Any,
+    loss_fn: Callable[[Any, Any], torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    where: torch.device,
+) -> tuple[int, int, int]:
+    """One training step: the peaks of forward+backward and of the optimizer step, and the
+    gradients' bytes."""
+    parameters = list(model.parameters())
+    inputs, target = to_device(batch, where)
+    live = _tensor_bytes([*parameters, *_state_tensors(optimizer)])
+    peaks: list[int] = []
+    with _peak(where, live + _tensor_bytes(_inputs_of((inputs, target))), peaks):
+        loss = loss_fn(call_model(model, inputs), target)
+        loss.backward()
+    grads = [p.grad for p in parameters if p.grad is not None]
+    gradients = _tensor_bytes(grads)
+    with _peak(where, _tensor_bytes([*parameters, *_state_tensors(optimizer), *grads]), peaks):
+        optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    del loss, inputs, target, grads
+    return peaks[0], peaks[1], gradients
+
+
+def _inputs_of(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    items = value.values() if isinstance(value, Mapping) else value
+    if isinstance(value, tuple | list | Mapping):
+        return [t for item in items for t in _inputs_of(item)]
+    return []
+
+
 def memory_plan(
     model: torch.nn.Module,
     batch: Any,
@@ -119,12 +197,13 @@ def memory_plan(
     """Measure real training steps on `batch` = ``(inputs, target)`` and on its first
     `smaller_batch` samples (default half), then estimate each technique's peak.
 
-    One warm-up step at the smaller batch creates gradients and optimizer state; then one step
-    at each batch size is measured (the weights change, as in training). The peak is
-    ``torch.cuda.max_memory_allocated`` on a GPU and the process' peak resident set on the CPU,
-    where the capacity is the memory available to the process: the CPU plan says so in its
-    notes. `shards` adds ZeRO / FSDP rows for that many GPUs. Every predicted figure is an
-    estimate from a peak linear in the batch size.
+    One warm-up step at the smaller batch creates the optimizer state; then one step at each
+    batch size is measured (the weights change, as in training), forward+backward and the
+    optimizer step apart. The peaks are ``torch.cuda.max_memory_allocated`` on a GPU; on the CPU
+    the tensor memory of the profiler's [memory] records, and the capacity is the memory
+    available to the process: the CPU plan says so in its notes. `shards` adds ZeRO / FSDP rows
+    for that many GPUs. Every predicted figure is an estimate: forward and backward linear in
+    the batch size, the optimizer step's peak independent of it.
     """
     size = batch_size_of(batch)
     if size is None or size < 2:
@@ -139,41 +218,25 @@ def memory_plan(
         else (first.device if first is not None else torch.device("cpu"))
     )
     parameters = list(model.parameters())
-    peak = PeakMemory(where)
-    gradients = 0
-
-    def step(samples: Any) -> int | None:
-        nonlocal gradients
-        inputs, target = to_device(samples, where)
-        synchronize(where)
-        peak.reset()
-        loss = loss_fn(call_model(model, inputs), target)
-        loss.backward()
-        gradients = _tensor_bytes(p.grad for p in parameters if p.grad is not None)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        synchronize(where)
-        del loss, inputs, target
-        return peak.peak_bytes()
-
     model.train()
     smaller = _slice_batch(batch, small)
-    step(smaller)
-    peak_a = step(smaller)
-    peak_b = step(batch)
-    if peak_a is None or peak_b is None:
-        raise RuntimeError(f"memory_plan: no peak memory here ({peak.kind})")
+    step_peaks(model, smaller, loss_fn, optimizer, where)  # creates the optimizer state
+    peak_a, optimizer_a, _ = step_peaks(model, smaller, loss_fn, optimizer, where)
+    peak_b, optimizer_b, gradients = step_peaks(model, batch, loss_fn, optimizer, where)
     notes: list[str] = []
     if where.type == "cuda":
         capacity = capacity_bytes or int(torch.cuda.get_device_properties(where).total_memory)
         kind = "GPU tensors (torch.cuda.max_memory_allocated) against the device's memory"
     else:
         capacity = capacity_bytes or _cpu_capacity_bytes() or 0
-        kind = "process resident memory (VmHWM) against the memory available to the process"
+        kind = (
+            "CPU tensors (the profiler's [memory] records, plus parameters and optimizer state) "
+            "against the memory available to the process"
+        )
         notes.append(
-            "measured on the CPU: the peaks are the whole process' resident memory (the Python "
-            "interpreter and libraries are in the fixed part) and the capacity is the memory "
-            "available to it, not a GPU's"
+            "measured on the CPU: the peaks are tensor memory from the profiler's CPU [memory] "
+            "records (parameters, optimizer state and inputs added), not the process' resident "
+            "set, and the capacity is the memory available to the process, not a GPU's"
         )
     state = _tensor_bytes(_state_tensors(optimizer))
     blocks = repeated_blocks(model)
@@ -187,6 +250,7 @@ def memory_plan(
         peak_a=peak_a,
         batch_b=size,
         peak_b=peak_b,
+        optimizer_peak=max(optimizer_a, optimizer_b),
         capacity_bytes=capacity,
         repeated_blocks=blocks,
         shards=shards,
@@ -205,6 +269,7 @@ def memory_plan(
         optimizer_state_bytes=state,
         batch_sizes=(small, size),
         peaks_bytes=(peak_a, peak_b),
+        optimizer_peak_bytes=max(optimizer_a, optimizer_b),
         capacity_bytes=capacity,
         memory_kind=kind,
         rows=tuple(PlanRow(*row) for row in rows),
