@@ -32,6 +32,30 @@ struct LiveBlockRow {
   std::uint32_t site = kNoFrame;
 };
 
+// Fragmentation that costs capacity (snapshot_advice.cpp): bytes the allocator reserves but no
+// tensor uses, spread over several segments, so an allocation larger than the largest free block
+// needs a new segment although the bytes are there. Set only past the documented thresholds.
+struct FragmentationCost {
+  std::int64_t unused_bytes = 0;  // inactive blocks
+  std::int64_t segments_with_unused = 0;
+  std::int64_t largest_free_block = 0;
+  // Up to this much becomes usable by any allocation with expandable segments: the free bytes
+  // outside the largest free block, which today serve no request larger than that block.
+  std::int64_t returnable_bytes = 0;
+  double returnable_share = 0;  // of the reserved bytes
+};
+
+// The allocation that failed with out-of-memory (the last `oom` action of the device's trace).
+struct OomReport {
+  std::size_t entry = 0;               // index into MemorySnapshot::entries
+  std::int64_t requested_bytes = 0;    // the size asked for
+  std::int64_t device_free = kAbsent;  // what the driver still had free, bytes
+  std::int64_t time_us = kAbsent;
+  StackId stack = kNoStack;             // the stack that asked for it
+  std::int64_t live_bytes = 0;          // allocated when it failed (trace replay)
+  std::vector<SiteBytes> live_by_site;  // what was live then, largest first
+};
+
 struct SnapshotDevice {
   std::int32_t device = 0;
   // The allocator's state when the snapshot was taken (segments and blocks).
@@ -67,6 +91,8 @@ struct SnapshotDevice {
   std::vector<SiteBytes> never_freed_by_site;
   std::int64_t ooms = 0;
   std::int64_t last_oom_device_free = kAbsent;
+  std::optional<FragmentationCost> fragmentation_cost;
+  std::optional<OomReport> last_oom;
 };
 
 struct SnapshotReport {
@@ -77,6 +103,10 @@ struct SnapshotReport {
 };
 
 SnapshotReport analyze_memory_snapshot(const MemorySnapshot& snapshot, int top);
+
+// The advice of snapshot_advice.cpp, run by analyze_memory_snapshot: fills fragmentation_cost
+// and last_oom of `device` (whose segment and trace figures are already computed).
+void add_snapshot_advice(const MemorySnapshot& snapshot, SnapshotDevice& device, int top);
 
 // "name (file:line)" of a frame, for renderers.
 std::string describe_frame(const MemorySnapshot& snapshot, std::uint32_t frame);

@@ -134,12 +134,14 @@ class LiveMonitor {
 
 }  // namespace
 
-void bind_job(nb::module_& m);  // job_bindings.cpp
+void bind_job(nb::module_& m);          // job_bindings.cpp
+void bind_memory_plan(nb::module_& m);  // plan_bindings.cpp
 
 NB_MODULE(_core, m) {
   m.doc() = "stepscope's compiled core: load, analyse and render PyTorch profiler traces";
   nb::exception<TraceError>(m, "TraceError", PyExc_ValueError);
   bind_job(m);
+  bind_memory_plan(m);
 
   m.def(
       "version", [] { return std::string(STEPSCOPE_VERSION); }, "The stepscope library version.");

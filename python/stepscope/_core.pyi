@@ -56,3 +56,19 @@ def summarize_json(path: str, mode: str = "native") -> tuple[bool, str]: ...
 def merge_json(
     texts: list[str], names: list[str], run: int | None = None
 ) -> tuple[bool, str, str]: ...
+def memory_plan(
+    parameter_count: int,
+    parameter_bytes: int,
+    gradient_bytes: int,
+    optimizer_state_bytes: int,
+    optimizer: str,
+    batch_a: int,
+    peak_a: int,
+    batch_b: int,
+    peak_b: int,
+    optimizer_peak: int,
+    capacity_bytes: int,
+    repeated_blocks: int,
+    shards: int,
+    safety_margin: float,
+) -> tuple[bool, str, str, list[tuple[str, str, int, int, int, int, int]], int, int]: ...

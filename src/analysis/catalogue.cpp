@@ -88,6 +88,10 @@ std::span<const AnalysisDescription> analysis_catalogue() {
       describe<&R::memory,
                [](const R& r) { return compute_memory_curve(*r.trace, r.steps, r.options.top); }>(
           "memory", "the memory curve from `[memory]` events (metrics.md §11)"),
+      describe<&R::memory_headroom,
+               [](const R& r) {
+                 return compute_memory_headroom(*r.trace, r.steps, r.memory, r.options.top);
+               }>("", "peak memory against the device's capacity, for the diagnosis"),
       describe<&R::compute_efficiency,
                [](const R& r) { return compute_efficiency(*r.trace, r.steps, r.options); }>(
           "compute_efficiency",

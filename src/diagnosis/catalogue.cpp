@@ -69,6 +69,12 @@ const std::vector<Rule>& all_rules() {
         "GPU utilization >= 60 % and kernels with fewer blocks than half the SMs (blocks per SM "
         "< 0.5) >= 30 % of kernel time"},
        rules::check_low_occupancy},
+      {{"memory-capacity", "GPU memory close to the device's capacity", Bottleneck::kMemoryCapacity,
+        "the peak of the memory curve (reserved, else allocated) leaves < 10 % of the device's "
+        "totalGlobalMem free (high severity under 5 %); the CUDA context, NCCL buffers and "
+        "workspaces are not in the trace's totals, so less than 10 % is already tight "
+        "(needs profile_memory=True)"},
+       rules::check_memory_capacity},
   };
   return kRules;
 }

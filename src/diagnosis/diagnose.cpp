@@ -37,6 +37,18 @@ bool ends_the_run(const Finding& finding) {
          finding.id == "memory-growth";
 }
 
+// Under half the memory-capacity margin the next longer input may not fit: that outranks any
+// saving of time, after a run that will certainly end in out-of-memory.
+bool near_out_of_memory(const Finding& finding) {
+  return finding.id == "memory-capacity" && finding.severity == Severity::kHigh;
+}
+
+// 0: ends the run, 1: near out-of-memory, 2: ranked by the time it saves.
+int urgency(const Finding& finding) {
+  if (ends_the_run(finding)) return 0;
+  return near_out_of_memory(finding) ? 1 : 2;
+}
+
 std::string describe_limit(const RankAnalyses& rank) {
   const StepBreakdownResult& breakdown = rank.step_breakdown;
   if (!breakdown.applicable || breakdown.mean.total_ns <= 0) {
@@ -64,11 +76,12 @@ Diagnosis diagnose(const RankAnalyses& rank) {
                               std::make_move_iterator(found.end()));
   }
   attribute_code(rank, diagnosis.findings);
-  // A run heading for out-of-memory fails whatever its speed: that comes first, then the
-  // findings by the time they promise.
+  diagnosis.memory_headroom = rank.memory_headroom.devices;
+  // A run heading for out-of-memory fails whatever its speed: that comes first, then a peak
+  // within half the capacity margin, then the findings by the time they promise.
   std::stable_sort(diagnosis.findings.begin(), diagnosis.findings.end(),
                    [](const Finding& a, const Finding& b) {
-                     if (ends_the_run(a) != ends_the_run(b)) return ends_the_run(a);
+                     if (urgency(a) != urgency(b)) return urgency(a) < urgency(b);
                      return a.gain.likely_ns > b.gain.likely_ns;
                    });
   if (!diagnosis.findings.empty() && ends_the_run(diagnosis.findings.front())) {
@@ -79,6 +92,14 @@ Diagnosis diagnose(const RankAnalyses& rank) {
     diagnosis.summary =
         fmt::format("{} bound: {} (the run ends in out-of-memory at this rate: fix this first)",
                     to_string(top.bottleneck), top.title);
+  } else if (!diagnosis.findings.empty() && near_out_of_memory(diagnosis.findings.front())) {
+    const Finding& top = diagnosis.findings.front();
+    diagnosis.bottleneck = top.bottleneck;
+    diagnosis.part = top.part;
+    diagnosis.dominant_operations = top_operations(top, 3);
+    diagnosis.summary = fmt::format(
+        "{} bound: {} (close to out-of-memory: a longer input or a larger batch may not fit)",
+        to_string(top.bottleneck), top.title);
   } else if (!diagnosis.findings.empty() &&
              diagnosis.findings.front().gain.likely_share >= kVerdictShare) {
     const Finding& top = diagnosis.findings.front();

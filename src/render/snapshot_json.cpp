@@ -93,6 +93,20 @@ void write_state(JsonWriter& json, const MemorySnapshot& s, const SnapshotDevice
   json.end_array();
   json.key("live_by_site");
   write_sites(json, s, d.live_by_site);
+  json.key("fragmentation_cost");
+  if (d.fragmentation_cost) {
+    const FragmentationCost& f = *d.fragmentation_cost;
+    json.begin_object();
+    json.field("unused_bytes", f.unused_bytes);
+    json.field("segments_with_unused", f.segments_with_unused);
+    json.field("largest_free_block_bytes", f.largest_free_block);
+    json.field("returnable_bytes", f.returnable_bytes);
+    json.field("returnable_share", f.returnable_share);
+    json.field("fix", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    json.end_object();
+  } else {
+    json.null();
+  }
   json.end_object();
 }
 
@@ -122,6 +136,22 @@ void write_trace(JsonWriter& json, const MemorySnapshot& s, const SnapshotDevice
   write_sites(json, s, d.never_freed_by_site);
   json.field("ooms", d.ooms);
   write_optional(json, "last_oom_device_free_bytes", d.last_oom_device_free);
+  json.key("last_oom");
+  if (d.last_oom) {
+    const OomReport& oom = *d.last_oom;
+    json.begin_object();
+    json.field("requested_bytes", oom.requested_bytes);
+    write_optional(json, "device_free_bytes", oom.device_free);
+    write_optional(json, "time_us", oom.time_us);
+    json.key("stack");
+    write_stack(json, s, oom.stack, kStackDepth);
+    json.field("live_bytes", oom.live_bytes);
+    json.key("live_by_site");
+    write_sites(json, s, oom.live_by_site);
+    json.end_object();
+  } else {
+    json.null();
+  }
   json.end_object();
 }
 

@@ -35,6 +35,41 @@ std::string site_table(const MemorySnapshot& s, const std::vector<SiteBytes>& ro
   return table.render("    ");
 }
 
+// The allocation that failed: its size, the stack that asked for it, what was live.
+std::string oom_section(const MemorySnapshot& s, const SnapshotDevice& d) {
+  if (!d.last_oom) return {};
+  const OomReport& oom = *d.last_oom;
+  std::string out =
+      fmt::format("  out of memory: an allocation of {} failed", format_bytes(oom.requested_bytes));
+  if (oom.device_free != kAbsent) {
+    out += fmt::format(" with {} free on the device", format_bytes(oom.device_free));
+  }
+  out += fmt::format("; {} was allocated by tensors then\n", format_bytes(oom.live_bytes));
+  const auto frames = s.stack(oom.stack);
+  if (frames.empty()) out += "    asked for by: (no stack recorded)\n";
+  constexpr std::size_t kDepth = 8;
+  for (std::size_t k = 0; k < frames.size() && k < kDepth; ++k) {
+    out += fmt::format("    {} {}\n", k == 0 ? "asked for by:" : "             ",
+                       printable(describe_frame(s, frames[k]), 100));
+  }
+  out += site_table(s, oom.live_by_site, "live at the out-of-memory, by allocation site");
+  return out;
+}
+
+// Reserved bytes no large request can use, and the allocator setting that returns them.
+std::string fragmentation_section(const SnapshotDevice& d) {
+  if (!d.fragmentation_cost) return {};
+  const FragmentationCost& f = *d.fragmentation_cost;
+  return fmt::format(
+      "  fragmentation costs capacity: {} reserved but unused in {} segments, the largest free "
+      "block {}\n    fix: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (set before the first "
+      "CUDA allocation); up to {} ({} of the reservation) becomes usable by any allocation "
+      "(estimated: the free bytes outside the largest free block)\n",
+      format_bytes(f.unused_bytes), count(f.segments_with_unused),
+      format_bytes(f.largest_free_block), format_bytes(f.returnable_bytes),
+      format_percent(f.returnable_share));
+}
+
 std::string state_section(const MemorySnapshot& s, const SnapshotDevice& d) {
   if (d.segments == 0) return {};
   std::string out = render::heading(fmt::format("GPU {} when the snapshot was taken", d.device));
@@ -65,6 +100,7 @@ std::string state_section(const MemorySnapshot& s, const SnapshotDevice& d) {
     out += table.render("    ");
   }
   out += site_table(s, d.live_by_site, "live memory by allocation site");
+  out += fragmentation_section(d);
   return out;
 }
 
@@ -109,6 +145,7 @@ std::string trace_section(const MemorySnapshot& s, const SnapshotDevice& d) {
     }
     out += "\n";
   }
+  out += oom_section(s, d);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "snapshot/sites.h"
 #include "stepscope/snapshot_report.h"
 #include "trace/saturating.h"
 
@@ -13,69 +14,8 @@ namespace stepscope {
 
 namespace {
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-// The site of each stack, computed once per stack.
-class Sites {
- public:
-  explicit Sites(const MemorySnapshot& s) : s_(s), cache_(s.stack_offsets.size(), kUnknown) {}
-
-  std::uint32_t of(StackId stack) {
-    if (stack == kNoStack || stack >= cache_.size()) return kNoFrame;
-    if (cache_[stack] == kUnknown) cache_[stack] = choose(stack);
-    return cache_[stack];
-  }
-
- private:
-  static constexpr std::uint32_t kUnknown = 0xfffffffeU;
-
-  std::uint32_t choose(StackId stack) const {
-    const auto frames = s_.stack(stack);
-    if (frames.empty()) return kNoFrame;
-    std::uint32_t first_python = kNoFrame;
-    for (std::uint32_t frame : frames) {
-      const std::string_view file = s_.strings.view(s_.frames[frame].filename);
-      if (!ends_with(file, ".py")) continue;
-      if (first_python == kNoFrame) first_python = frame;
-      if (file.find("/torch/") == std::string_view::npos &&
-          file.find("/site-packages/") == std::string_view::npos &&
-          file.find("/lib/python") == std::string_view::npos) {
-        return frame;
-      }
-    }
-    return first_python != kNoFrame ? first_python : frames.front();
-  }
-
-  const MemorySnapshot& s_;
-  std::vector<std::uint32_t> cache_;
-};
-
-class SiteTable {
- public:
-  void add(std::uint32_t site, StackId stack, std::int64_t bytes) {
-    SiteBytes& row = rows_[site];
-    if (row.count == 0) {
-      row.site = site;
-      row.example_stack = stack;
-    }
-    row.bytes = saturating_add(row.bytes, bytes);
-    ++row.count;
-  }
-  std::vector<SiteBytes> largest(int top) const {
-    std::vector<SiteBytes> out;
-    for (const auto& [site, row] : rows_) out.push_back(row);
-    std::sort(out.begin(), out.end(), [](const SiteBytes& a, const SiteBytes& b) {
-      return a.bytes != b.bytes ? a.bytes > b.bytes : a.site < b.site;
-    });
-    if (out.size() > static_cast<std::size_t>(top)) out.resize(static_cast<std::size_t>(top));
-    return out;
-  }
-
- private:
-  std::map<std::uint32_t, SiteBytes> rows_;
-};
+using snapshot_sites::Sites;
+using snapshot_sites::SiteTable;
 
 SnapshotDevice& device_slot(std::map<std::int32_t, SnapshotDevice>& devices, std::int32_t id) {
   auto [it, inserted] = devices.try_emplace(id);
@@ -230,6 +170,7 @@ SnapshotReport analyze_memory_snapshot(const MemorySnapshot& snapshot, int top) 
   Sites sites(snapshot);
   add_segments(snapshot, devices, sites, top);
   add_traces(snapshot, devices, sites, top);
+  for (auto& [id, device] : devices) add_snapshot_advice(snapshot, device, top);
   SnapshotReport report;
   report.snapshot = &snapshot;
   for (auto& [id, device] : devices) report.devices.push_back(std::move(device));

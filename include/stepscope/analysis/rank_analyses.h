@@ -11,6 +11,7 @@
 #include "stepscope/analysis/kernel_breakdown.h"
 #include "stepscope/analysis/launches.h"
 #include "stepscope/analysis/memory_curve.h"
+#include "stepscope/analysis/memory_headroom.h"
 #include "stepscope/analysis/module_view.h"
 #include "stepscope/analysis/operators.h"
 #include "stepscope/analysis/phases.h"
@@ -55,6 +56,7 @@ struct RankAnalyses {
   QueueLengthResult queue_length;
   OperatorsResult operators;
   MemoryCurveResult memory;
+  MemoryHeadroomResult memory_headroom;  // GPUs with a known total memory
   BusyTimelineResult busy_timeline;
   CodeContext code;  // Python frames and nn.Modules around each event (empty without them)
   ModuleViewResult modules;

@@ -18,6 +18,8 @@ struct Diagnosis {
   // For a healthy trace: what limits it now.
   std::string limited_by;
   std::vector<Finding> findings;  // ranked by likely saving, largest first
+  // Peak memory against each GPU's capacity, where both are known: the verdict's headroom line.
+  std::vector<DeviceHeadroom> memory_headroom;
 };
 
 Diagnosis diagnose(const RankAnalyses& rank);

@@ -13,6 +13,7 @@ memory by phase, and loader against compute::
     lat = sst.latency(model, example, warmup=10, iters=200)
     lab = sst.lab(model_fn, loader, loss_fn, steps=55, warmup=5)
     mem = sst.memory_phases(model, batch, loss_fn, optimizer)
+    plan = sst.memory_plan(model, batch, loss_fn, optimizer)  # each technique's peak, estimated
     io = sst.loader_vs_compute(loader, train_step, steps=50)
     with sst.monitor(interval=0.1) as mon:              # CPU, workers and GPUs while it runs
         train_one_epoch()
@@ -41,6 +42,7 @@ from ._memory import (
     estimate_training_memory,
     memory_phases,
 )
+from ._memory_plan import MemoryPlan, PlanRow, memory_plan
 from ._profile import Profile, ProfileOverhead, ProfileTooShortError, ProfileWarning, profile
 from ._results import Conditions, MeasurementWarning, Stats
 
@@ -54,8 +56,10 @@ __all__ = [
     "MeasurementWarning",
     "MemoryBreakdown",
     "MemoryPhases",
+    "MemoryPlan",
     "Monitor",
     "PhaseMemory",
+    "PlanRow",
     "Profile",
     "ProfileOverhead",
     "ProfileTooShortError",
@@ -68,6 +72,7 @@ __all__ = [
     "latency",
     "loader_vs_compute",
     "memory_phases",
+    "memory_plan",
     "monitor",
     "profile",
 ]

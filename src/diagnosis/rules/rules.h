@@ -23,5 +23,6 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank);
 std::vector<Finding> check_low_occupancy(const RankAnalyses& rank);
 std::vector<Finding> check_autograd_in_inference(const RankAnalyses& rank);
 std::vector<Finding> check_dropout_in_inference(const RankAnalyses& rank);
+std::vector<Finding> check_memory_capacity(const RankAnalyses& rank);
 
 }  // namespace stepscope::rules

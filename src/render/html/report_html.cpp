@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/headroom_line.h"
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
 #include "render/html/svg_chart.h"
@@ -302,6 +303,11 @@ std::string diagnosis_section(const Diagnosis& d, int top) {
     out += "<p class=\"note\">dominated by: ";
     for (const std::string& name : d.dominant_operations) out += escape(name) + "; ";
     out += "</p>";
+  }
+  for (const DeviceHeadroom& device : d.memory_headroom) {
+    out += "<p class=\"headroom\">" +
+           render::headroom_line(device, [](std::string_view text) { return escape(text); }) +
+           "</p>";
   }
   out += "</div>\n";
   for (std::size_t i = 0; i < d.findings.size() && i < static_cast<std::size_t>(top); ++i) {

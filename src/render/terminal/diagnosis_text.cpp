@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "render/headroom_line.h"
 #include "render/text_format.h"
 
 namespace stepscope::render {
@@ -64,6 +65,10 @@ std::string render_text(const Diagnosis& diagnosis, int top) {
       out += fmt::format(" {};", printable(name, 60));
     }
     out.back() = '\n';
+  }
+  for (const DeviceHeadroom& device : diagnosis.memory_headroom) {
+    out += "  " + headroom_line(device, [](std::string_view text) { return printable(text, 70); }) +
+           "\n";
   }
   const auto limit = static_cast<std::size_t>(std::max(top, 1));
   for (std::size_t i = 0; i < diagnosis.findings.size() && i < limit; ++i) {
