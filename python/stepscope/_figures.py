@@ -18,6 +18,7 @@ class StepsWindow(TypedDict):
     end_us: float
     duration_us: float
     source: str
+    region: NotRequired[str]
 
 
 class Step(TypedDict):
@@ -266,6 +267,20 @@ class IdleTime(TypedDict):
     streams: list[StreamIdle]
 
 
+class IdleOwner(TypedDict):
+    cause: str
+    us_per_step: float
+    share_of_step: float
+
+
+class IdleAttribution(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    steps: NotRequired[int]
+    idle_us_per_step: NotRequired[float]
+    causes: NotRequired[list[IdleOwner]]
+
+
 class BandwidthTotals(TypedDict):
     calls: int
     bytes: int
@@ -506,6 +521,7 @@ class RankFigures(TypedDict):
     gpu_temporal: GpuTemporal
     kernels: Kernels
     idle_time: IdleTime
+    idle_attribution: IdleAttribution
     collective_bandwidth: CollectiveBandwidthFigures
     operators: Operators
     launches: Launches

@@ -4,6 +4,7 @@
 #include "stepscope/figures/compute_efficiency_fields.h"
 #include "stepscope/figures/gpu_metrics_fields.h"
 #include "stepscope/figures/gpu_temporal_fields.h"
+#include "stepscope/figures/idle_attribution_fields.h"
 #include "stepscope/figures/idle_time_fields.h"
 #include "stepscope/figures/kernel_breakdown_fields.h"
 #include "stepscope/figures/launches_fields.h"
@@ -62,6 +63,11 @@ std::span<const AnalysisDescription> analysis_catalogue() {
       describe<&R::idle,
                [](const R& r) { return compute_idle_time(*r.trace, r.steps, r.options); }>(
           "idle_time", "per device and stream: idle between activities by cause"),
+      describe<&R::idle_attribution,
+               [](const R& r) { return attribute_idle(*r.trace, r.steps); }>(
+          "idle_attribution",
+          "GPU idle in the kept steps, each nanosecond given to one cause: data loading, then "
+          "host-device sync, then launch, then other host work"),
       describe<&R::bandwidth,
                [](const R& r) {
                  return compute_collective_bandwidth(*r.trace, r.steps, r.options);

@@ -9,6 +9,8 @@
 #include <map>
 #include <numeric>
 
+#include "analysis/iterations.h"
+
 namespace stepscope {
 
 namespace {
@@ -264,11 +266,13 @@ std::optional<Interval> gpu_activity_span(const Trace& trace) {
   return span;
 }
 
-void set_window(const Trace& trace, StepsResult& result) {
+void set_window(const Trace& trace, bool inferred, StepsResult& result) {
   const std::vector<const Step*> kept = result.kept();
   if (!kept.empty()) {
     result.window = Interval{kept.front()->start_ns, kept.back()->end_ns};
-    result.window_source = StepsResult::WindowSource::kSteps;
+    result.window_source = !inferred               ? StepsResult::WindowSource::kSteps
+                           : result.region.empty() ? StepsResult::WindowSource::kWholeTrace
+                                                   : StepsResult::WindowSource::kRepeatedRegion;
     return;
   }
   result.window = gpu_activity_span(trace);
@@ -305,6 +309,13 @@ StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
   const Mode mode = options.mode == Mode::kCompatTb ? Mode::kCompatTb : Mode::kNative;
   result.steps = host_steps(trace, mode, result.notes);
   if (result.steps.empty() && mode == Mode::kCompatTb) result.steps = single_tb_step(trace);
+  const bool inferred =
+      result.steps.empty() && options.mode == Mode::kNative && options.infer_iterations;
+  if (inferred) {
+    InferredIterations iterations = infer_iterations(trace);
+    result.steps = std::move(iterations.steps);
+    result.region = std::move(iterations.region);
+  }
   for (Step& step : result.steps) {
     step.start_ns = step.host_start_ns;
     step.end_ns = step.host_end_ns;
@@ -315,7 +326,8 @@ StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
     if (match.any) {
       rebase(result.steps, match, first_step_floor(trace, result.steps, match, calls, mode));
       result.rebased = true;
-      trim_tail(result.steps);
+      // The profiler cuts its last step short; a repeated region is always whole.
+      if (!inferred) trim_tail(result.steps);
     }
   }
   if (options.steps) {
@@ -327,7 +339,7 @@ StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
     }
   }
   flag_outliers(result.steps);
-  set_window(trace, result);
+  set_window(trace, inferred, result);
   return result;
 }
 

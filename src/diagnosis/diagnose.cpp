@@ -66,10 +66,53 @@ std::string describe_limit(const RankAnalyses& rank) {
       to_string(largest), share * 100);
 }
 
-}  // namespace
+// The findings of a rank share one step: in ranked order, none may promise time the findings
+// before it have already promised, so their bounds add up to at most the step. Idle-based
+// findings are disjoint by construction (idle_attribution.h); this also covers findings on busy
+// time that can overlap (the same kernels slow for two reasons).
+void share_one_step(std::vector<Finding>& findings, double step_ns) {
+  if (step_ns <= 0) return;
+  const auto step = static_cast<std::int64_t>(step_ns);
+  std::int64_t promised = 0;
+  for (Finding& finding : findings) {
+    const std::int64_t left = std::max<std::int64_t>(step - promised, 0);
+    if (finding.gain.bound_ns > left) {
+      finding.gain = make_gain(left, finding.gain.likely_ns, step_ns,
+                               finding.gain.method +
+                                   " (capped: the findings ranked above promise the rest of the "
+                                   "step)");
+      finding.severity = severity_for(finding.gain.likely_share);
+    }
+    promised += finding.gain.bound_ns;
+  }
+}
 
-Diagnosis diagnose(const RankAnalyses& rank) {
+std::string describe_window(const StepsResult& steps) {
+  switch (steps.window_source) {
+    case StepsResult::WindowSource::kRepeatedRegion:
+      return fmt::format(
+          "no ProfilerStep#N in the trace: the {} repetitions of '{}' are the steps (record with "
+          "torch.profiler.schedule and prof.step() for exact steps)",
+          steps.steps.size(), steps.region);
+    case StepsResult::WindowSource::kWholeTrace:
+      return "no ProfilerStep#N and no repeated region in the trace: the whole trace, first "
+             "host op or GPU activity to the last, is one step (record with "
+             "torch.profiler.schedule and prof.step() for per-step figures)";
+    default:
+      return {};
+  }
+}
+
+// A native trace without profiler steps is diagnosed over inferred iterations (steps.h); its
+// figures keep the peers' window.
+bool needs_inferred_iterations(const RankAnalyses& rank) {
+  return rank.options.mode == Mode::kNative && !rank.options.infer_iterations &&
+         rank.steps.steps.empty();
+}
+
+Diagnosis diagnose_steps(const RankAnalyses& rank) {
   Diagnosis diagnosis;
+  diagnosis.window = describe_window(rank.steps);
   for (const Rule& rule : all_rules()) {
     std::vector<Finding> found = rule.check(rank);
     diagnosis.findings.insert(diagnosis.findings.end(), std::make_move_iterator(found.begin()),
@@ -84,6 +127,7 @@ Diagnosis diagnose(const RankAnalyses& rank) {
                      if (urgency(a) != urgency(b)) return urgency(a) < urgency(b);
                      return a.gain.likely_ns > b.gain.likely_ns;
                    });
+  share_one_step(diagnosis.findings, mean_step_ns(rank));
   if (!diagnosis.findings.empty() && ends_the_run(diagnosis.findings.front())) {
     const Finding& top = diagnosis.findings.front();
     diagnosis.bottleneck = top.bottleneck;
@@ -112,8 +156,10 @@ Diagnosis diagnose(const RankAnalyses& rank) {
   } else if (rank.steps.kept().empty()) {
     diagnosis.bottleneck = Bottleneck::kUndetermined;
     diagnosis.summary =
-        "undetermined: the trace has no kept ProfilerStep#N, so step time and its parts cannot be "
-        "measured; record with torch.profiler.schedule and call prof.step() every iteration";
+        rank.steps.steps.empty()
+            ? "undetermined: the trace holds no host ops and no GPU activity to measure"
+            : "undetermined: no step is kept (outside the requested --steps, or cut short by the "
+              "profiler), so step time cannot be measured";
   } else {
     diagnosis.bottleneck = Bottleneck::kHealthy;
     diagnosis.limited_by = describe_limit(rank);
@@ -121,6 +167,15 @@ Diagnosis diagnose(const RankAnalyses& rank) {
         "healthy: no finding promises 5 % of the step or more; " + diagnosis.limited_by;
   }
   return diagnosis;
+}
+
+}  // namespace
+
+Diagnosis diagnose(const RankAnalyses& rank) {
+  if (!needs_inferred_iterations(rank)) return diagnose_steps(rank);
+  AnalysisOptions options = rank.options;
+  options.infer_iterations = true;
+  return diagnose_steps(analyze_rank(*rank.trace, options));
 }
 
 }  // namespace stepscope

@@ -68,9 +68,21 @@ TEST(RuleInputBound, LoaderHiddenBehindGpuWorkIsNotAFinding) {
   EXPECT_EQ(find(diagnosis, "input-bound"), nullptr);
 }
 
-TEST(RuleInputBound, NoStepsIsUndetermined) {
-  const Trace trace = TraceFixture().op("aten::mm", 0, 10).load();
-  EXPECT_EQ(diagnose(analyze_rank(trace, {})).bottleneck, Bottleneck::kUndetermined);
+TEST(RuleInputBound, WorkersAlreadyInUseChangeTheAdviceAndTheGain) {
+  TraceFixture fixture;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", t0, 600);
+    fixture.launched_kernel("gemm", t0 + 601, t0 + 610, 380);
+  }
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Finding* finding = find(diagnosis, "input-bound");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->gain.bound_ns, 600'000);
+  EXPECT_EQ(finding->gain.likely_ns, 180'000);  // 30 %: more workers need free cores
+  EXPECT_NE(finding->fix.find("already uses worker processes"), std::string::npos);
+  EXPECT_EQ(finding->fix.find("num_workers=<CPU cores"), std::string::npos);
 }
 
 }  // namespace

@@ -23,6 +23,10 @@ struct AnalysisOptions {
   std::optional<StepRange> steps;  // analyse only these kept steps
   int top = 10;                    // rows in top-N tables
   bool group_by_input_shape = false;
+  // native: a trace without ProfilerStep#N gets steps from a repeated region, else one step over
+  // the whole trace (steps.h). Off by default, so the figures keep the peers' definition (no
+  // steps, the GPU activity span as the window); the diagnosis turns it on for such traces.
+  bool infer_iterations = false;
   bool hta_rounding = true;  // compat-hta: emulate HTA's µs rounding
                              // (docs/metrics/00-conventions-for-every-figure.md §0.6)
 };

@@ -7,6 +7,7 @@
 #include "stepscope/analysis/compute_efficiency.h"
 #include "stepscope/analysis/gpu_metrics.h"
 #include "stepscope/analysis/gpu_temporal.h"
+#include "stepscope/analysis/idle_attribution.h"
 #include "stepscope/analysis/idle_time.h"
 #include "stepscope/analysis/kernel_breakdown.h"
 #include "stepscope/analysis/launches.h"
@@ -51,6 +52,7 @@ struct RankAnalyses {
   GpuTemporalResult gpu_temporal;
   KernelBreakdownResult kernels;
   IdleTimeResult idle;
+  IdleAttributionResult idle_attribution;  // one cause per GPU idle moment, for the rules
   CollectiveBandwidthResult bandwidth;
   LaunchesResult launches;
   QueueLengthResult queue_length;

@@ -42,13 +42,17 @@ struct StepsResult {
   bool rebased = false;            // device-rebased (a GPU trace) or host spans (CPU-only)
   std::vector<std::string> notes;  // duplicated numbers, nested steps, several threads
   // The analysis window W (docs/metrics/00-conventions-for-every-figure.md §0.7): kept steps, else
-  // the GPU activity span.
+  // the GPU activity span. Without profiler steps (native), the steps are inferred: repetitions
+  // of one region, else one step over the whole trace.
   std::optional<Interval> window;
   enum class WindowSource : std::uint8_t {
     kSteps,
+    kRepeatedRegion,  // steps are the repetitions of `region`
+    kWholeTrace,      // one step from the first host op or GPU activity to the last
     kGpuActivitySpan,
     kNone
   } window_source = WindowSource::kNone;
+  std::string region;  // the repeated region's name, for kRepeatedRegion
   // Pointers into `steps`: never called on a temporary (that was a use-after-free once).
   [[nodiscard]] std::vector<const Step*> kept() const&;
   std::vector<const Step*> kept() && = delete;

@@ -15,6 +15,9 @@ struct Diagnosis {
   StepPart part = StepPart::kWholeStep;
   std::vector<std::string> dominant_operations;
   std::string summary;  // one sentence, the answer
+  // Which steps the figures are per, and why: empty for profiler steps; otherwise the repeated
+  // region used as iterations, or the whole trace as one window.
+  std::string window;
   // For a healthy trace: what limits it now.
   std::string limited_by;
   std::vector<Finding> findings;  // ranked by likely saving, largest first

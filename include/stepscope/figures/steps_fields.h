@@ -10,6 +10,10 @@ namespace stepscope::figures {
   switch (source) {
     case StepsResult::WindowSource::kSteps:
       return "kept_steps";
+    case StepsResult::WindowSource::kRepeatedRegion:
+      return "repeated_region";
+    case StepsResult::WindowSource::kWholeTrace:
+      return "whole_trace";
     case StepsResult::WindowSource::kGpuActivitySpan:
       return "gpu_activity_span";
     case StepsResult::WindowSource::kNone:
@@ -39,7 +43,8 @@ struct Fields<Step> {
   static std::span<const Field> list() {
     using D = Describe<Step>;
     static const Field k[] = {
-        D::field<&Step::number>("number", Unit::kNone, "N of the ProfilerStep#N event"),
+        D::field<&Step::number>("number", Unit::kNone,
+                                "N of the ProfilerStep#N event (inferred steps: 0, 1, ...)"),
         D::field<&Step::status>("status", Unit::kNone,
                                 "`kept`, `no_device_activity_after_last_active_step`, "
                                 "`incomplete_last_step` or `outside_requested_range`"),
@@ -67,6 +72,7 @@ struct Fields<Step> {
 struct StepsWindow {
   Interval interval;
   StepsResult::WindowSource source;
+  std::string region;
 };
 
 template <>
@@ -77,7 +83,13 @@ struct Fields<StepsWindow> {
     static const Field k[] = {
         D::flatten<&StepsWindow::interval>(),
         D::field<[](const StepsWindow& w) { return window_source_name(w.source); }>(
-            "source", Unit::kNone, "`kept_steps`, `gpu_activity_span` or `none`"),
+            "source", Unit::kNone,
+            "`kept_steps` (profiler steps), `repeated_region` (no profiler steps: the "
+            "repetitions of `region`), `whole_trace` (no steps and no repeated region: one "
+            "step over the trace), `gpu_activity_span` or `none`"),
+        D::field<&StepsWindow::region>("region", Unit::kNone,
+                                       "the repeated region the steps are, for `repeated_region`")
+            .when<[](const StepsWindow& w) { return !w.region.empty(); }>(),
     };
     return k;
   }
@@ -98,7 +110,7 @@ struct Fields<StepsResult> {
             "kept", Unit::kCount, "steps kept for the analysis"),
         D::field<[](const StepsResult& s) -> std::optional<StepsWindow> {
           if (!s.window) return std::nullopt;
-          return StepsWindow{*s.window, s.window_source};
+          return StepsWindow{*s.window, s.window_source, s.region};
         }>("window", Unit::kNone, "the analysis window W (metrics.md §0.7); null without one"),
         D::field<&StepsResult::steps>("steps", Unit::kNone, "every step, sorted by host start"),
         D::field<&StepsResult::notes>("notes", Unit::kNone,

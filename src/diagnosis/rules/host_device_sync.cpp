@@ -2,15 +2,13 @@
 // synchronize, a synchronous copy, `.item()`) makes the host wait until the GPU drains its
 // queue; after it returns the GPU sits idle until the host has launched new work.
 //
-// Evidence: blocking calls per kept step, the GPU idle that follows each, and the ops that
-// issued them (`aten::item`, `aten::_local_scalar_dense`, `aten::nonzero`, `.cpu()`...).
-// Threshold: the GPU idle after syncs >= 3 % of the mean step. One sync per step for logging
-// costs less than that on any step longer than a few milliseconds.
+// Evidence: blocking calls per kept step, the GPU idle that follows them and that no earlier
+// cause owns (idle_attribution.h: idle while the host waits for the DataLoader is input-bound's),
+// and the ops that issued them (`aten::item`, `aten::_local_scalar_dense`, `aten::nonzero`,
+// `.cpu()`...). Threshold: the GPU idle after syncs >= 3 % of the mean step. One sync per step for
+// logging costs less than that on any step longer than a few milliseconds.
 #include <fmt/format.h>
 
-#include <array>
-
-#include "diagnosis/device_timeline.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"
 
@@ -21,17 +19,6 @@ namespace {
 constexpr double kThresholdShare = 0.03;
 // Some syncs are needed (a loss printed every N steps): assume removing 80 % of the idle.
 constexpr double kLikelyRemovedShare = 0.8;
-
-bool is_blocking_call(std::string_view name) {
-  static constexpr std::array<std::string_view, 9> kExact = {
-      "cudaMemcpy",   "cudaMemset",          "hipMemcpy",
-      "hipMemset",    "hipMemcpyWithStream", "cuMemcpyDtoH",
-      "cuMemcpyHtoD", "cuCtxSynchronize",    "cuStreamSynchronize"};
-  for (std::string_view exact : kExact) {
-    if (name == exact) return true;
-  }
-  return name.find("Synchronize") != std::string_view::npos;
-}
 
 // The outermost op under the step that led to the call: the user's line of code is there.
 EventIndex issuing_op(const Trace& trace, EventIndex call) {
@@ -51,27 +38,25 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
   const double step_ns = mean_step_ns(rank);
   const auto kept = rank.steps.kept();
   if (step_ns <= 0 || kept.empty()) return {};
+  const IdleAttributionResult& idle = rank.idle_attribution;
+  if (!idle.applicable) return {};
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
-  const IntervalSet busy = device_busy(trace);
-  if (busy.empty()) return {};
   std::vector<EventRefs> calls;
   std::vector<EventRefs> ops;
-  std::int64_t idle_total_ns = 0;
   std::int64_t sync_count = 0;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_launch_call(e.event_class[i]) || !is_blocking_call(trace.name_of(i))) continue;
     const Step* step = step_at(rank.steps, e.start_ns[i]);
     if (step == nullptr) continue;
     ++sync_count;
-    idle_total_ns += idle_after(busy, e.end_ns(i), step->end_ns);
     add_ref(calls, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     if (const EventIndex op = issuing_op(trace, i); op != kNoEvent) {
       add_ref(ops, trace.name_of(op), e.start_ns[op], e.end_ns(op), step);
     }
   }
   const auto steps = static_cast<std::int64_t>(kept.size());
-  const std::int64_t idle_per_step = idle_total_ns / steps;
+  const std::int64_t idle_per_step = idle.per_step_ns(IdleOwner::kHostDeviceSync);
   const double share = static_cast<double>(idle_per_step) / step_ns;
   if (sync_count == 0 || share < kThresholdShare) return {};
 
@@ -86,8 +71,10 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
   finding.evidence.push_back(Evidence{"blocking calls per kept step",
                                       static_cast<double>(sync_count) / static_cast<double>(steps),
                                       "calls/step", calls});
-  finding.evidence.push_back(Evidence{"GPU idle right after those calls, per step",
-                                      static_cast<double>(idle_per_step) / 1e6, "ms/step", ops});
+  finding.evidence.push_back(
+      Evidence{"GPU idle after those calls that this finding owns (idle "
+               "during data loading is input-bound's), per step",
+               static_cast<double>(idle_per_step) / 1e6, "ms/step", ops});
   finding.fix =
       "Keep values on the GPU inside the step: accumulate the loss as a tensor and call "
       "loss.item() (or .cpu(), .tolist(), print) only every N steps; avoid torch.nonzero and "

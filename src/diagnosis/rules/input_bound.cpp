@@ -1,11 +1,14 @@
 // Rule: input-bound. The GPU idles while the step waits on the DataLoader.
 //
-// Evidence: the step-time breakdown's DataLoader role, which by its priority rule holds only
-// DataLoader time not covered by any GPU work, i.e. time the GPU spends idle waiting for input
-// (docs/metrics/09-tb-plugin-step-time-breakdown-8-roles.md §9); on a CPU-only trace, data
-// loading's share of the step (phases). Threshold: 5 % of the mean step. Below that the input
-// pipeline is not what limits the step, and the fixes cost CPU cores and memory.
+// Evidence: the GPU idle during DataLoader spans, which the idle attribution gives to data loading
+// before any other cause (docs/metrics/16-idle-attribution.md); on a CPU-only trace, data
+// loading's share of the step (phases). The advice adapts when worker processes are already in
+// use (the iterator is `_MultiProcessingDataLoaderIter`). Threshold: 5 % of the mean step. Below
+// that the input pipeline is not what limits the step, and the fixes cost CPU cores and memory.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
 
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"
@@ -18,11 +21,36 @@ constexpr double kThresholdShare = 0.05;
 // Worker processes and prefetching overlap loading with compute, but collation and the copy of
 // the batch stay on the critical path: assume they hide 80 % of the wait.
 constexpr double kLikelyHiddenShare = 0.8;
+// With workers already running, the wait means they cannot keep up: more workers help only if
+// cores are free, which the trace cannot show, so promise much less.
+constexpr double kLikelyHiddenShareWithWorkers = 0.3;
 
-bool is_data_loader_span(std::string_view name) {
-  const bool loader = name.rfind("enumerate(DataLoader)#", 0) == 0 && name.size() >= 9 &&
-                      name.substr(name.size() - 9) == ".__next__";
-  return loader || name.rfind("enumerate(DataPipe)#", 0) == 0;
+constexpr std::string_view kFixWithoutWorkers =
+    "Load batches in the background: DataLoader(..., num_workers=<CPU cores per GPU>, "
+    "pin_memory=True, persistent_workers=True, prefetch_factor=2 to 4), then "
+    "batch.to(device, non_blocking=True). If the workers are saturated, move decoding and "
+    "augmentation to the GPU or cache preprocessed samples.";
+constexpr std::string_view kFixWithWorkers =
+    "The DataLoader already uses worker processes and still cannot keep up. Raise num_workers "
+    "only if CPU cores are free (stepscope monitor shows the workers' CPU use); otherwise make "
+    "each sample cheaper: cache decoded or preprocessed samples, decode and augment on the GPU "
+    "(torchvision.transforms.v2 on CUDA tensors, NVIDIA DALI), use a faster image decoder, and "
+    "keep pin_memory=True, persistent_workers=True, prefetch_factor=2 to 4.";
+constexpr std::string_view kMethodGpu =
+    "bound: all DataLoader time the GPU spends idle; likely: 80 % of it, since collation and the "
+    "host-to-device copy stay on the critical path";
+constexpr std::string_view kMethodCpu =
+    "bound: all data loading time of the step; likely: 80 % of it, what worker processes "
+    "overlap with compute";
+constexpr std::string_view kMethodWithWorkers =
+    "bound: all the wait; likely: 30 % of it, since workers already overlap loading and more "
+    "help only with free CPU cores";
+
+// DataLoader(num_workers > 0) names its iterator so: the workers are already there.
+bool uses_workers(const std::vector<EventRefs>& spans) {
+  return std::any_of(spans.begin(), spans.end(), [](const EventRefs& ref) {
+    return ref.name.find("_MultiProcessingDataLoaderIter") != std::string::npos;
+  });
 }
 
 bool has_gpu_activity(const RankAnalyses& rank) {
@@ -35,12 +63,12 @@ bool has_gpu_activity(const RankAnalyses& rank) {
 }  // namespace
 
 std::vector<Finding> check_input_bound(const RankAnalyses& rank) {
-  if (!rank.step_breakdown.applicable) return {};
   const double step_ns = mean_step_ns(rank);
   if (step_ns <= 0) return {};
   const bool gpu = has_gpu_activity(rank);
+  if (gpu && !rank.idle_attribution.applicable) return {};
   const std::int64_t waiting_ns =
-      gpu ? rank.step_breakdown.mean[StepRole::kDataLoader]
+      gpu ? rank.idle_attribution.per_step_ns(IdleOwner::kDataLoading)
           : (rank.phases.applicable ? rank.phases.mean.host(Phase::kDataLoading) : 0);
   const double share = static_cast<double>(waiting_ns) / step_ns;
   if (share < kThresholdShare) return {};
@@ -51,6 +79,7 @@ std::vector<Finding> check_input_bound(const RankAnalyses& rank) {
     return (c == EventClass::kOp || c == EventClass::kAnnotation) &&
            is_data_loader_span(trace.name_of(i));
   });
+  const bool workers = uses_workers(spans);
   Finding finding;
   finding.id = "input-bound";
   finding.bottleneck = Bottleneck::kInputPipeline;
@@ -59,23 +88,24 @@ std::vector<Finding> check_input_bound(const RankAnalyses& rank) {
   finding.title =
       gpu ? fmt::format("The GPU waits {:.1f} % of each step for the DataLoader", share * 100)
           : fmt::format("Data loading takes {:.1f} % of each step", share * 100);
-  finding.evidence.push_back(Evidence{gpu ? "DataLoader time with the GPU idle, mean per kept step"
-                                          : "data loading time, mean per kept step",
-                                      static_cast<double>(waiting_ns) / 1e6, "ms/step", spans});
+  finding.evidence.push_back(Evidence{
+      gpu ? "GPU idle while the host waits for the DataLoader (this finding owns it: it comes "
+            "first in the idle attribution), mean per kept step"
+          : "data loading time, mean per kept step",
+      static_cast<double>(waiting_ns) / 1e6, "ms/step", spans});
   finding.evidence.push_back(Evidence{"share of the mean step", share * 100, "%", {}});
-  finding.fix =
-      "Load batches in the background: DataLoader(..., num_workers=<CPU cores per GPU>, "
-      "pin_memory=True, persistent_workers=True, prefetch_factor=2 to 4), then "
-      "batch.to(device, non_blocking=True). If the workers are saturated, move decoding and "
-      "augmentation to the GPU or cache preprocessed samples.";
-  const auto likely =
-      static_cast<std::int64_t>(static_cast<double>(waiting_ns) * kLikelyHiddenShare);
-  finding.gain = make_gain(
-      waiting_ns, likely, step_ns,
-      gpu ? "bound: all DataLoader time the GPU spends idle; likely: 80 % of it, since collation "
-            "and the host-to-device copy stay on the critical path"
-          : "bound: all data loading time of the step; likely: 80 % of it, what worker "
-            "processes overlap with compute");
+  finding.evidence.push_back(
+      Evidence{"worker processes already in use (_MultiProcessingDataLoaderIter)",
+               workers ? 1.0 : 0.0,
+               "yes/no",
+               {}});
+  finding.fix = std::string(workers ? kFixWithWorkers : kFixWithoutWorkers);
+  const double hidden = workers ? kLikelyHiddenShareWithWorkers : kLikelyHiddenShare;
+  const auto likely = static_cast<std::int64_t>(static_cast<double>(waiting_ns) * hidden);
+  finding.gain = make_gain(waiting_ns, likely, step_ns,
+                           std::string(workers ? kMethodWithWorkers
+                                       : gpu   ? kMethodGpu
+                                               : kMethodCpu));
   finding.severity = severity_for(finding.gain.likely_share);
   return {finding};
 }

@@ -3,8 +3,9 @@
 // docs/metrics/05-hta-idle-time-breakdown-per-stream.md §5), many kernels shorter than their own
 // launch, and launch calls a large part of host time.
 //
-// Idle already explained by other rules is left out: gaps inside DataLoader spans (input-bound)
-// and right after blocking syncs (host-device sync), so a wait is never counted twice.
+// Idle that the idle attribution gives to an earlier cause is left out: gaps inside DataLoader
+// spans (input-bound) and right after blocking syncs (host-device sync), so a wait is never
+// counted twice (docs/metrics/16-idle-attribution.md).
 // Threshold: host-wait idle >= 10 % of the mean step. Some host wait is normal at step
 // boundaries and around the optimizer; a tenth of the step is worth removing.
 #include <fmt/format.h>
@@ -12,7 +13,6 @@
 #include <algorithm>
 #include <string_view>
 
-#include "diagnosis/device_timeline.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/inference.h"
 #include "diagnosis/input_dims.h"
@@ -27,18 +27,6 @@ constexpr double kThresholdShare = 0.10;
 // some host work (Python, the optimizer) remains: assume 60 % of the wait goes.
 constexpr double kLikelyRemovedShare = 0.6;
 constexpr std::int64_t kShortKernelNs = 10'000;
-
-bool is_data_loader_or_sync(const Trace& trace, EventIndex i) {
-  const std::string_view name = trace.name_of(i);
-  const EventClass c = trace.events.event_class[i];
-  if ((c == EventClass::kOp || c == EventClass::kAnnotation) &&
-      (name.rfind("enumerate(DataLoader)#", 0) == 0 ||
-       name.rfind("enumerate(DataPipe)#", 0) == 0)) {
-    return true;
-  }
-  return is_launch_call(c) && (name.find("Synchronize") != std::string_view::npos ||
-                               name == "cudaMemcpy" || name == "hipMemcpy");
-}
 
 struct HostWait {
   IntervalSet idle;
@@ -116,19 +104,10 @@ HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
   return wait;
 }
 
-IntervalSet explained_elsewhere(const RankAnalyses& rank, const IntervalSet& busy) {
-  const Trace& trace = *rank.trace;
-  const EventTable& e = trace.events;
-  std::vector<Interval> spans;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_data_loader_or_sync(trace, i)) continue;
-    const std::int64_t end = e.end_ns(i);
-    // A sync's cost runs on after it returns, until the GPU has work again.
-    const std::int64_t after =
-        is_launch_call(e.event_class[i]) ? idle_after(busy, end, end + 1'000'000'000) : 0;
-    spans.push_back({e.start_ns[i], end + after});
-  }
-  return IntervalSet::from_unsorted(std::move(spans));
+// Idle the attribution gives to causes before launch (data loading, host-device sync).
+IntervalSet explained_elsewhere(const RankAnalyses& rank) {
+  const IdleAttributionResult& idle = rank.idle_attribution;
+  return idle.of(IdleOwner::kDataLoading).unite(idle.of(IdleOwner::kHostDeviceSync));
 }
 
 // Inference: no backward pass and no optimizer in the trace. Batch of one: the leading dimension
@@ -165,10 +144,9 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
   const double step_ns = mean_step_ns(rank);
   const auto kept = rank.steps.kept();
   if (step_ns <= 0 || kept.empty()) return {};
+  if (!rank.idle_attribution.applicable) return {};
   const Trace& trace = *rank.trace;
-  const IntervalSet busy = device_busy(trace);
-  if (busy.empty()) return {};
-  const HostWait wait = host_wait(rank, explained_elsewhere(rank, busy));
+  const HostWait wait = host_wait(rank, explained_elsewhere(rank));
   const auto steps = static_cast<double>(kept.size());
   const auto wait_per_step =
       static_cast<std::int64_t>(static_cast<double>(wait.idle.measure()) / steps);

@@ -299,6 +299,7 @@ std::string diagnosis_section(const Diagnosis& d, int top) {
   std::string out = fmt::format("<div class=\"verdict {}\"><p class=\"bottleneck\">{}</p><p>{}</p>",
                                 escape(to_string(d.bottleneck)), escape(to_string(d.bottleneck)),
                                 escape(d.summary));
+  if (!d.window.empty()) out += "<p class=\"note\">steps: " + escape(d.window) + "</p>";
   if (!d.dominant_operations.empty()) {
     out += "<p class=\"note\">dominated by: ";
     for (const std::string& name : d.dominant_operations) out += escape(name) + "; ";

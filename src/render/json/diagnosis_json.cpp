@@ -70,6 +70,7 @@ void write_json(JsonWriter& json, const Diagnosis& diagnosis) {
   json.field("bottleneck", to_string(diagnosis.bottleneck));
   json.field("phase", to_string(diagnosis.part));
   json.field("summary", diagnosis.summary);
+  if (!diagnosis.window.empty()) json.field("window", diagnosis.window);
   if (!diagnosis.limited_by.empty()) json.field("limited_by", diagnosis.limited_by);
   json.key("dominant_operations");
   json.begin_array();

@@ -59,6 +59,8 @@ std::string render_finding(const Finding& finding, std::size_t index) {
 std::string render_text(const Diagnosis& diagnosis, int top) {
   std::string out = heading("Diagnosis");
   out += fmt::format("  {}\n", printable(diagnosis.summary, 300));
+  if (!diagnosis.window.empty())
+    out += fmt::format("  steps: {}\n", printable(diagnosis.window, 300));
   if (!diagnosis.dominant_operations.empty()) {
     out += "  dominated by:";
     for (const std::string& name : diagnosis.dominant_operations) {
