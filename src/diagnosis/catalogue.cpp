@@ -6,19 +6,29 @@ namespace stepscope {
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> kRules = {
       {{"input-bound", "The GPU waits for the DataLoader", Bottleneck::kInputPipeline,
-        "DataLoader time with the GPU idle >= 5 % of the mean step (CPU-only traces: data "
-        "loading >= 5 % of the step); below that the input pipeline does not limit the step"},
+        "GPU idle during DataLoader spans (first owner of idle) >= 5 % of the mean step "
+        "(CPU-only traces: data loading >= 5 % of the step); below that the input pipeline "
+        "does not limit the step; with worker processes already in use the advice and the "
+        "likely gain change"},
        rules::check_input_bound},
       {{"launch-bound", "The GPU waits for the host to launch work", Bottleneck::kHostOverhead,
         "GPU idle whose next activity was launched only after the idle began (host wait), "
-        "DataLoader and post-sync idle excluded, >= 10 % of the mean step; reported as "
+        "DataLoader and post-sync idle excluded (third owner of idle), >= 10 % of the mean "
+        "step; reported as "
         "inference-launch-bound when the trace has no backward pass or optimizer and its matrix "
         "multiplies have a leading dimension of 1"},
        rules::check_launch_bound},
+      {{"host-work-idle", "The GPU idles while the host does other work",
+        Bottleneck::kHostOverhead,
+        "GPU idle that no DataLoader wait, sync or late launch owns (the last owner of idle) "
+        ">= 10 % of the mean step; idle at step boundaries is normal below that"},
+       rules::check_host_work_idle},
       {{"host-device-sync", "Blocking host-device syncs inside the step",
         Bottleneck::kHostDeviceSync,
-        "GPU idle after blocking calls (synchronize, synchronous copies, .item()) >= 3 % of the "
-        "mean step; one logging sync per step costs less on any step of a few milliseconds"},
+        "GPU idle after blocking calls (synchronize, synchronous copies, .item()), for at most "
+        "as long as each call blocked and not while the host waits for the DataLoader (second "
+        "owner of idle), >= 3 % of the mean step; one logging sync per step costs less on any "
+        "step of a few milliseconds"},
        rules::check_host_device_sync},
       {{"tensor-cores-idle", "Float32 matrix math on a GPU with tensor cores",
         Bottleneck::kGpuCompute,

@@ -76,7 +76,8 @@ TEST(IdleAttribution, ASyncWhileTheGpuIsBusyCostsNothing) {
     // The host blocks while the kernel runs, and the next launch was queued before it returns.
     fixture.runtime("cudaDeviceSynchronize", t0 + 10, 500, correlation++);
   }
-  const RankAnalyses rank = analyze_rank(fixture.load(), {});
+  const Trace trace = fixture.load();
+  const RankAnalyses rank = analyze_rank(trace, {});
   EXPECT_EQ(rank.idle_attribution.per_step_ns(IdleOwner::kHostDeviceSync), 0);
   EXPECT_EQ(testing::find_finding(diagnose(rank), "host-device-sync"), nullptr);
 }
@@ -90,17 +91,21 @@ TEST(IdleAttribution, LateLaunchIsTheLaunchOwnersAndTheRestIsOtherHostWork) {
     // The launch of `b` starts at 600 µs, after the GPU went idle at 105 µs.
     fixture.launched_kernel("b", t0 + 600, t0 + 606, 300);
   }
-  const RankAnalyses rank = analyze_rank(fixture.load(), {});
+  const Trace trace = fixture.load();
+  const RankAnalyses rank = analyze_rank(trace, {});
   const IdleAttributionResult& idle = rank.idle_attribution;
-  EXPECT_EQ(idle.per_step_ns(IdleOwner::kLaunch), 501'000);  // 105-606 µs
-  EXPECT_GT(idle.per_step_ns(IdleOwner::kOtherHost), 0);     // the step's start and end
+  // 105-606 µs of each step, and the 99 µs between two steps (906 µs to the next step's 5 µs),
+  // whose next kernel was launched late as well: (3 × 501 + 2 × 99) / 3 = 567 µs.
+  EXPECT_EQ(idle.per_step_ns(IdleOwner::kLaunch), 567'000);
+  EXPECT_GT(idle.per_step_ns(IdleOwner::kOtherHost), 0);  // the step's start and end
   EXPECT_EQ(idle.per_step_ns(IdleOwner::kDataLoading), 0);
 }
 
 TEST(IdleAttribution, CpuOnlyTraceIsNotApplicable) {
   TraceFixture fixture;
   fixture.step(0, 0, 100).op("aten::mm", 1, 50);
-  const RankAnalyses rank = analyze_rank(fixture.load(), {});
+  const Trace trace = fixture.load();
+  const RankAnalyses rank = analyze_rank(trace, {});
   EXPECT_FALSE(rank.idle_attribution.applicable);
   EXPECT_EQ(rank.idle_attribution.not_applicable_reason, "no GPU activity");
 }

@@ -82,7 +82,8 @@ TEST(Iterations, ARegionHoldingFewOfTheOpsIsNotTheIteration) {
     fixture.op("aten::item", t0 + 10, 5);
     for (int k = 0; k < 5; ++k) fixture.op("aten::mm", t0 + 100 + k * 100, 50);
   }
-  const RankAnalyses rank = analyze_rank(fixture.load(), inferring());
+  const Trace trace = fixture.load();
+  const RankAnalyses rank = analyze_rank(trace, inferring());
   EXPECT_EQ(rank.steps.window_source, StepsResult::WindowSource::kWholeTrace);
 }
 

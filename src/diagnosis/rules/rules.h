@@ -14,6 +14,7 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank);
 std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank);
 std::vector<Finding> check_transfers(const RankAnalyses& rank);
 std::vector<Finding> check_launch_bound(const RankAnalyses& rank);
+std::vector<Finding> check_host_work_idle(const RankAnalyses& rank);
 std::vector<Finding> check_exposed_communication(const RankAnalyses& rank);
 std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank);
 std::vector<Finding> check_memory_growth(const RankAnalyses& rank);
