@@ -105,10 +105,12 @@ std::vector<Finding> check_cpu_collectives(const RankAnalyses& rank) {
         "ranks in the job", static_cast<double>(trace.distributed.world_size), "count", {}});
   }
   finding.fix =
-      "Overlap the all_reduce with the backward pass and make fewer, larger ones: "
-      "DistributedDataParallel(model, bucket_cap_mb=25 or more, gradient_as_bucket_view=True) "
-      "instead of hand-written all_reduce calls after backward(); accumulate gradients over "
-      "several micro-batches under model.no_sync() to all_reduce less often. On GPUs use the "
+      "Let DistributedDataParallel overlap the all_reduce with the backward pass instead of "
+      "calling all_reduce after backward(): DistributedDataParallel(model, "
+      "gradient_as_bucket_view=True), with bucket_cap_mb tuned (default 25: smaller buckets "
+      "start communicating earlier in the backward pass, larger ones make fewer calls); "
+      "accumulate gradients over several micro-batches under model.no_sync() so the all_reduce "
+      "runs once per optimizer step, and give each rank more work per step. On GPUs use the "
       "NCCL backend, not gloo. A collective also lasts while it waits for the slowest rank, and "
       "gloo's time grows with the number of ranks: run `stepscope analyze FOLDER` on every "
       "rank's trace to tell waiting for a slow peer from the transfer itself.";
