@@ -66,7 +66,8 @@ TEST(RuleCpuCollectives, CollectiveNestedInABackwardOpCountsAsCommunication) {
     fixture.op("autograd::engine::evaluate_function: AddmmBackward0", t0 + 1, 900);
     fixture.op("c10d::allreduce_", t0 + 300, 500);
   }
-  const Finding* finding = find(diagnose(analyze_rank(fixture.load(), {})));
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Finding* finding = find(diagnosis);
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 500'000);
 }

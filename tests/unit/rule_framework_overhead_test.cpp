@@ -51,6 +51,23 @@ TEST(RuleFrameworkOverhead, ManyTinyOpsWithPythonBetweenThemAreTheVerdict) {
   EXPECT_NE(finding->fix.find("batch"), std::string::npos);
 }
 
+TEST(RuleFrameworkOverhead, CompiledModelIsToldToFindGraphBreaks) {
+  TraceFixture fixture;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 2000.0;
+    fixture.step(s, t0, 2000);
+    fixture.annotation("Torch-Compiled Region: 0/0", t0 + 2, 2);
+    for (int k = 0; k < 80; ++k) fixture.op("aten::relu", t0 + 5 + k * 24, 10);
+  }
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Finding* finding = find(diagnosis);
+  ASSERT_NE(finding, nullptr);
+  EXPECT_NE(finding->fix.find("already runs under torch.compile"), std::string::npos)
+      << finding->fix;
+  EXPECT_NE(finding->fix.find("graph_breaks"), std::string::npos);
+  EXPECT_EQ(finding->fix.find("then torch.compile(model)"), std::string::npos);
+}
+
 TEST(RuleFrameworkOverhead, FewLongOpsAreWorkNotOverhead) {
   // 10 ops of 190 µs: the step computes.
   EXPECT_EQ(find(diagnose(analyze_rank(cpu_steps(10, 190, 5), {}))), nullptr);
@@ -82,7 +99,8 @@ TEST(RuleFrameworkOverhead, CollectiveWaitIsNotCountedAsOverhead) {
     for (int k = 0; k < 80; ++k) fixture.op("aten::relu", t0 + 5 + k * 24, 10);
     fixture.op("gloo:all_reduce", t0, 2000, 2);
   }
-  const Finding* finding = find(diagnose(analyze_rank(fixture.load(), {})));
+  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Finding* finding = find(diagnosis);
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 800'000);
 }

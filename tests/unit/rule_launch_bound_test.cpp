@@ -70,7 +70,8 @@ TEST(RuleLaunchBound, CompiledModelWithCudaGraphsIsToldToRemoveGraphBreaks) {
 }
 
 TEST(RuleLaunchBound, UncompiledModelIsToldToCompile) {
-  const Finding* finding = find(diagnose(analyze_rank(tiny_kernels(false), {})), "launch-bound");
+  const Diagnosis diagnosis = diagnose(analyze_rank(tiny_kernels(false), {}));
+  const Finding* finding = find(diagnosis, "launch-bound");
   ASSERT_NE(finding, nullptr);
   EXPECT_NE(finding->fix.find("torch.compile(model) to fuse"), std::string::npos);
 }

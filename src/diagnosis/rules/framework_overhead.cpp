@@ -10,10 +10,14 @@
 // short is mostly dispatch. Threshold: >= 50 top-level ops per step, at least half of them under
 // 20 µs, and overhead >= 30 % of the mean step. Fewer ops, or longer ones, mean the step is doing
 // work; below 30 % removing overhead is not the first thing to do.
+//
+// Advice that knows what was done: a model already under torch.compile (compiled regions in
+// the trace) is told to find its graph breaks rather than to compile.
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "diagnosis/compile_state.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/host_timeline.h"
 #include "diagnosis/rules/rules.h"
@@ -113,6 +117,15 @@ std::vector<Finding> check_framework_overhead(const RankAnalyses& rank) {
       "of a stack of tiny ones), tensor operations instead of Python loops over small tensors; "
       "then torch.compile(model) to fuse the remaining small ops and drop the Python and "
       "dispatch cost between them. For inference, run under torch.inference_mode().";
+  if (compile_state(trace).compiled) {
+    finding.fix =
+        "The model already runs under torch.compile (compiled regions in the trace), yet tiny "
+        "ops still run one by one outside them: find the graph breaks that leave them in eager "
+        "mode (TORCH_LOGS=\"graph_breaks\" or torch._dynamo.explain(model)(x)) and remove them "
+        "(.item(), print, data-dependent Python control flow); give each op more work with a "
+        "larger batch size or fewer, wider layers. For inference, run under "
+        "torch.inference_mode().";
+  }
   const auto bound = static_cast<std::int64_t>(overhead_per_step);
   finding.gain = make_gain(
       bound, static_cast<std::int64_t>(overhead_per_step * kLikelyRemovedShare), step_ns,
