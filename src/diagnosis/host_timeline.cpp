@@ -21,6 +21,9 @@ IntervalSet spans_where(const Trace& trace, Select&& select) {
 }  // namespace
 
 bool is_cpu_only(const Trace& trace) {
+  // A GPU run profiled without CUDA activities lists its devices but records no device work:
+  // its ops are launches, not CPU work, so it is not a CPU run.
+  if (!trace.devices.empty()) return false;
   for (const EventClass c : trace.events.event_class) {
     if (is_device_activity(c)) return false;
   }

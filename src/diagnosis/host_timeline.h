@@ -9,7 +9,8 @@
 
 namespace stepscope {
 
-// No device activity anywhere in the trace: the CPU did all the work.
+// No device activity anywhere in the trace and no GPU in its deviceProperties: the CPU did all
+// the work.
 [[nodiscard]] bool is_cpu_only(const Trace& trace);
 
 // Host-side collective calls: gloo's spans, c10d's ops and `record_param_comms`.

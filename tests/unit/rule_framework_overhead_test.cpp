@@ -89,6 +89,20 @@ TEST(RuleFrameworkOverhead, GpuTracesAreLeftToTheLaunchRules) {
   EXPECT_EQ(find(diagnose(analyze_rank(fixture.load(), {}))), nullptr);
 }
 
+TEST(RuleFrameworkOverhead, GpuRunProfiledWithoutCudaActivitiesIsNotACpuRun) {
+  // deviceProperties name a GPU, but only CPU activities were recorded: the tiny ops are
+  // launches onto a device the trace does not show.
+  TraceFixture fixture;
+  fixture.top_level("deviceProperties",
+                    R"([{"id":0,"name":"Test GPU","computeMajor":9,"computeMinor":0}])");
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 2000.0;
+    fixture.step(s, t0, 2000);
+    for (int k = 0; k < 80; ++k) fixture.op("aten::relu", t0 + 5 + k * 24, 10);
+  }
+  EXPECT_EQ(find(diagnose(analyze_rank(fixture.load(), {}))), nullptr);
+}
+
 TEST(RuleFrameworkOverhead, CollectiveWaitIsNotCountedAsOverhead) {
   // The same tiny ops, but the time between them is a gloo all_reduce on another thread: only
   // the 800 µs inside tiny ops remain, 40 % of the step, with the rule's 30 % still crossed.
