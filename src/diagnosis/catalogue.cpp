@@ -44,6 +44,12 @@ const std::vector<Rule>& all_rules() {
         "communication with no computation running >= 10 % of the mean step; below that overlap "
         "tuning rarely pays for its complexity"},
        rules::check_exposed_communication},
+      {{"cpu-collectives", "CPU collectives (gloo) with nothing else running",
+        Bottleneck::kCommunication,
+        "CPU-only trace, time inside collectives (gloo:*, c10d::*, record_param_comms, any "
+        "thread) while the step's thread runs no other op >= 10 % of the mean step; waiting for "
+        "a slow peer counts here too (the job view of `stepscope analyze FOLDER` separates it)"},
+       rules::check_cpu_collectives},
       {{"autograd-in-inference", "Inference with autograd on", Bottleneck::kHostOverhead,
         ">= 10 autograd nodes per kept step (ops with a `Sequence number`) in a trace with no "
         "backward pass and no optimizer; a forward pass that needs no gradient builds no graph"},
@@ -58,6 +64,12 @@ const std::vector<Rule>& all_rules() {
         ">= 30 kernels per step inside Optimizer.step with no multi-tensor or fused kernel, and "
         "the optimizer >= 3 % of the step"},
        rules::check_unfused_optimizer},
+      {{"framework-overhead", "CPU run: many tiny ops, time lost between them",
+        Bottleneck::kHostOverhead,
+        "CPU-only trace, >= 50 top-level ops per kept step with at least half under 20 µs, and "
+        "host time between ops plus time inside ops under 20 µs >= 30 % of the mean step; fewer "
+        "or longer ops mean the step is doing work"},
+       rules::check_framework_overhead},
       {{"memory-growth", "GPU memory grows step over step", Bottleneck::kMemoryCapacity,
         "allocated memory at the start of each kept step rises by > 1 MiB at every step "
         "boundary over >= 3 kept steps (needs profile_memory=True); reserved-unused: at the "

@@ -1,10 +1,12 @@
 // The job's diagnosis: findings that only the whole job can see (stragglers, imbalance,
 // exposed communication after waiting is removed, latency-bound collectives), the verdict, and
 // the rank findings they supersede: from inside a rank, waiting for a slow peer looks like a
-// slow collective, so a rank's "exposed-communication" that waiting explains is not its answer.
+// slow collective, so a rank's "exposed-communication" or "cpu-collectives" that waiting
+// explains is not its answer.
 #include <fmt/core.h>
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "job/job_internal.h"
 
@@ -17,6 +19,12 @@ constexpr double kMinExposedShare = 0.10;  // exposed transfer worth a finding, 
 constexpr double kMinSmallShare = 0.05;    // latency-bound collectives worth a finding
 
 double ms(double ns) { return ns / 1e6; }
+
+// A rank's own verdict on its collectives (GPU: exposed-communication; gloo on the CPU:
+// cpu-collectives): both include the time spent waiting for the slowest peer.
+bool is_rank_communication_finding(const std::string& id) {
+  return id == "exposed-communication" || id == "cpu-collectives";
+}
 
 ExpectedGain gain_of(double likely_ns, double bound_ns, double step_ns, std::string method) {
   ExpectedGain g;
@@ -216,7 +224,7 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
     const bool waiting_explains = w.wait_ns > 0 && w.wait_ns >= w.exposed_ns;
     std::size_t pick = 0;
     const auto& findings = ranks[i].findings;
-    while (pick < findings.size() && findings[pick].id == "exposed-communication" &&
+    while (pick < findings.size() && is_rank_communication_finding(findings[pick].id) &&
            waiting_explains) {
       ++pick;
       ++superseded;

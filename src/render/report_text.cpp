@@ -1,6 +1,7 @@
 // The compact terminal report of `stepscope analyze`.
 #include <fmt/format.h>
 
+#include "diagnosis/host_timeline.h"
 #include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/compute_efficiency_text.h"
 #include "render/terminal/diagnosis_text.h"
@@ -82,18 +83,25 @@ std::string render_text(const Report& report, int top) {
     out += render::render_text(rank.analyses.steps, rank.analyses.step_time, top);
     out += render::render_text(rank.analyses.step_breakdown, top);
     out += render::render_text(rank.analyses.phases, top);
-    out += render::render_text(rank.analyses.gpu_temporal, top);
-    out += render::render_text(rank.analyses.kernels, top);
-    out += render::render_text(rank.analyses.idle, top);
+    // A CPU-only run has no GPU to describe: its GPU sections are left out, not printed as
+    // "not applicable" lines.
+    const bool gpu = !is_cpu_only(*rank.analyses.trace);
+    if (gpu) {
+      out += render::render_text(rank.analyses.gpu_temporal, top);
+      out += render::render_text(rank.analyses.kernels, top);
+      out += render::render_text(rank.analyses.idle, top);
+    }
     if (rank.analyses.bandwidth.applicable) {
       out += render::render_text(rank.analyses.bandwidth, top);
     }
     out += render::render_text(rank.analyses.operators, top);
     out += render::render_text(rank.analyses.compute_efficiency, top);
     out += render::render_text(rank.analyses.modules, top);
-    out += render::render_text(rank.analyses.launches, top);
-    out += render::render_text(rank.analyses.queue_length, top);
-    out += render::render_text(rank.analyses.gpu_metrics, top);
+    if (gpu) {
+      out += render::render_text(rank.analyses.launches, top);
+      out += render::render_text(rank.analyses.queue_length, top);
+      out += render::render_text(rank.analyses.gpu_metrics, top);
+    }
     out += render::render_text(*rank.analyses.trace, rank.analyses.memory, top);
   }
   return out;

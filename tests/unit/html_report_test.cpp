@@ -133,5 +133,35 @@ TEST(HtmlReport, ManyRanksDrawRankZeroAndTheSlowestAndListThemAll) {
   EXPECT_EQ(count(table.substr(0, table.find("</table>")), "<tr>"), 11U);
 }
 
+// Two ranks of three CPU-only steps (no kernel), or with one kernel per step.
+Report two_ranks(bool gpu) {
+  Report report;
+  report.request.path = "job";
+  for (int r = 0; r < 2; ++r) {
+    TraceFixture fixture;
+    for (int s = 0; s < 3; ++s) {
+      fixture.step(s, s * 1000.0, 1000);
+      fixture.op("aten::mm", s * 1000.0 + 1, 900);
+      if (gpu) fixture.launched_kernel("k", s * 1000.0 + 2, s * 1000.0 + 8, 500);
+    }
+    report.traces.ranks.push_back(fixture.load());
+  }
+  for (const Trace& trace : report.traces.ranks) {
+    RankReport rank{analyze_rank(trace, {}), {}};
+    rank.diagnosis = diagnose(rank.analyses);
+    report.ranks.push_back(std::move(rank));
+  }
+  return report;
+}
+
+TEST(HtmlReport, CpuOnlyRanksHaveNoGpuColumnOrCharts) {
+  const std::string cpu = render_html(two_ranks(false), 5);
+  EXPECT_NE(cpu.find("id=\"ranks\""), std::string::npos);
+  EXPECT_EQ(cpu.find("GPU busy"), std::string::npos);
+  EXPECT_EQ(cpu.find("Top kernels"), std::string::npos);
+  const std::string gpu = render_html(two_ranks(true), 5);
+  EXPECT_NE(gpu.find("GPU busy (busiest device)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepscope

@@ -15,7 +15,8 @@ const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
 
 // 50 tiny kernels per 1000 µs step, each launched 20 µs apart and running 4 µs right after its
 // launch: the GPU waits on the host 16 µs of every 20.
-Trace tiny_kernels(bool queued_ahead) {
+Trace tiny_kernels(bool queued_ahead, const std::string& kernel = "vectorized_elementwise_kernel",
+                   bool graph_launch = false) {
   TraceFixture fixture;
   for (int s = 0; s < 3; ++s) {
     const double t0 = s * 1000.0;
@@ -26,8 +27,9 @@ Trace tiny_kernels(bool queued_ahead) {
       // Queued ahead: all launched in the first 250 µs, run back to back later.
       const double launch = queued_ahead ? t0 + 2 + k * 5.0 : call;
       const double start = queued_ahead ? t0 + 300 + k * 13.0 : call + 6;
-      fixture.launched_kernel("vectorized_elementwise_kernel", launch, start, 4);
+      fixture.launched_kernel(kernel, launch, start, 4);
     }
+    if (graph_launch) fixture.runtime("cudaGraphLaunch", t0 + 990, 5, 9'000'000 + s);
   }
   return fixture.load();
 }
@@ -45,6 +47,33 @@ TEST(RuleLaunchBound, TinyKernelsLaunchedOneByOneAreFound) {
   EXPECT_DOUBLE_EQ(finding->evidence[2].value, 100.0);
   ASSERT_FALSE(finding->evidence[4].events.empty());
   EXPECT_EQ(finding->evidence[4].events[0].name, "aten::add");
+}
+
+TEST(RuleLaunchBound, CompiledModelIsToldCudaGraphsNotCompile) {
+  const Diagnosis diagnosis =
+      diagnose(analyze_rank(tiny_kernels(false, "triton_poi_fused_add_mul_0"), {}));
+  const Finding* finding = find(diagnosis, "launch-bound");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_NE(finding->fix.find("mode=\"reduce-overhead\""), std::string::npos);
+  EXPECT_NE(finding->fix.find("graph_breaks"), std::string::npos);
+  EXPECT_EQ(finding->fix.find("torch.compile(model) to fuse"), std::string::npos);
+}
+
+TEST(RuleLaunchBound, CompiledModelWithCudaGraphsIsToldToRemoveGraphBreaks) {
+  const Diagnosis diagnosis =
+      diagnose(analyze_rank(tiny_kernels(false, "triton_poi_fused_add_mul_0", true), {}));
+  const Finding* finding = find(diagnosis, "launch-bound");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_NE(finding->fix.find("already runs under torch.compile with CUDA graphs"),
+            std::string::npos);
+  EXPECT_EQ(finding->fix.find("mode=\"reduce-overhead\""), std::string::npos);
+}
+
+TEST(RuleLaunchBound, UncompiledModelIsToldToCompile) {
+  const Diagnosis diagnosis = diagnose(analyze_rank(tiny_kernels(false), {}));
+  const Finding* finding = find(diagnosis, "launch-bound");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_NE(finding->fix.find("torch.compile(model) to fuse"), std::string::npos);
 }
 
 TEST(RuleLaunchBound, WorkQueuedAheadIsNotHostWait) {

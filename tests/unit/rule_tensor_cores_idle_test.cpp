@@ -57,5 +57,34 @@ TEST(RuleTensorCoresIdle, TensorCoreKernelsAreFine) {
   EXPECT_EQ(find(diagnosis, "tensor-cores-idle"), nullptr);
 }
 
+TEST(RuleTensorCoresIdle, MixedPrecisionAlreadyInUseGetsNoPrecisionAdvice) {
+  // autocast is on: bf16 tensor-core GEMMs take 600 µs per step, a head kept in fp32 300 µs
+  // (a third of kernel time, above the 10 % threshold on its own).
+  TraceFixture fixture;
+  fixture.top_level("deviceProperties", device(9));
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas",
+                            t0 + 1, t0 + 10, 600);
+    fixture.launched_kernel("ampere_sgemm_128x64_tn", t0 + 7, t0 + 610, 300);
+  }
+  EXPECT_EQ(find(diagnose(analyze_rank(fixture.load(), {})), "tensor-cores-idle"), nullptr);
+}
+
+TEST(RuleTensorCoresIdle, MostlyFp32WithATensorCoreKernelIsStillFound) {
+  // 600 µs fp32 against 100 µs on tensor cores: most matrix math still runs in fp32.
+  TraceFixture fixture;
+  fixture.top_level("deviceProperties", device(9));
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("ampere_sgemm_128x64_tn", t0 + 1, t0 + 10, 600);
+    fixture.launched_kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas",
+                            t0 + 7, t0 + 610, 100);
+  }
+  EXPECT_NE(find(diagnose(analyze_rank(fixture.load(), {})), "tensor-cores-idle"), nullptr);
+}
+
 }  // namespace
 }  // namespace stepscope

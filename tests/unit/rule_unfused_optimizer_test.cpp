@@ -15,7 +15,8 @@ const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
 
 // Steps of 1000 µs: a forward kernel, then Optimizer.step over 400-900 µs launching `kernels`
 // kernels named `name`.
-Trace steps_with_optimizer(int kernels, const std::string& name) {
+Trace steps_with_optimizer(int kernels, const std::string& name,
+                           const std::string& op = "aten::add_") {
   TraceFixture fixture;
   for (int s = 0; s < 3; ++s) {
     const double t0 = s * 1000.0;
@@ -24,7 +25,7 @@ Trace steps_with_optimizer(int kernels, const std::string& name) {
     fixture.annotation("Optimizer.step#AdamW.step", t0 + 400, 500);
     for (int k = 0; k < kernels; ++k) {
       const double at = t0 + 401 + k * (490.0 / kernels);
-      fixture.op("aten::add_", at, 5);
+      fixture.op(op, at, 6);  // holds its launch call (at + 0.5, 5 µs)
       fixture.launched_kernel(name, at + 0.5, at + 6, 2);
     }
   }
@@ -44,6 +45,14 @@ TEST(RuleUnfusedOptimizer, PerParameterKernelsAreFound) {
 TEST(RuleUnfusedOptimizer, MultiTensorKernelsMeanItIsAlreadyFused) {
   const Diagnosis diagnosis = diagnose(analyze_rank(
       steps_with_optimizer(40, "void multi_tensor_apply_kernel<TensorListMetadata<4>>"), {}));
+  EXPECT_EQ(find(diagnosis, "unfused-optimizer"), nullptr);
+}
+
+TEST(RuleUnfusedOptimizer, ForeachOpsMeanItIsAlreadyForeach) {
+  // foreach=True whose kernels still come one per tensor (its slow path, e.g. mixed dtypes or
+  // devices): the user already chose the multi-tensor optimizer, so no optimizer advice.
+  const Diagnosis diagnosis = diagnose(analyze_rank(
+      steps_with_optimizer(40, "vectorized_elementwise_kernel", "aten::_foreach_add_"), {}));
   EXPECT_EQ(find(diagnosis, "unfused-optimizer"), nullptr);
 }
 

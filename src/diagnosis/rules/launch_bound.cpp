@@ -8,11 +8,17 @@
 // counted twice (docs/metrics/16-idle-attribution.md).
 // Threshold: host-wait idle >= 10 % of the mean step. Some host wait is normal at step
 // boundaries and around the optimizer; a tenth of the step is worth removing.
+//
+// Advice that knows what was done: a run already under torch.compile (Triton kernels, compiled
+// regions) is told to add CUDA graphs (mode="reduce-overhead") and remove graph breaks, not to
+// compile; one already replaying CUDA graphs, to find what runs between them.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 
+#include "diagnosis/compile_state.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/inference.h"
 #include "diagnosis/input_dims.h"
@@ -138,6 +144,22 @@ bool inference_at_batch_one(const RankAnalyses& rank) {
   return matmuls > 0 && batch_one * 2 > matmuls;
 }
 
+// The fix for launch overhead in a run that torch.compile already compiles.
+std::string compiled_fix(const CompileState& state) {
+  if (state.cuda_graphs) {
+    return "The step already runs under torch.compile with CUDA graphs (Triton kernels and "
+           "graph launches in the trace): the GPU waits between graphs. Find the graph breaks "
+           "that split the step (TORCH_LOGS=\"graph_breaks\" or torch._dynamo.explain(model)(x)) "
+           "and remove them (.item(), print, data-dependent Python control flow), move CPU work "
+           "out of the step, and give each graph more work with a larger batch size.";
+  }
+  return "The model already runs under torch.compile (Triton kernels or compiled regions in the "
+         "trace), so fusing more is not the lever: replay the step as CUDA graphs with "
+         "torch.compile(model, mode=\"reduce-overhead\"), and remove the graph breaks that split "
+         "it (TORCH_LOGS=\"graph_breaks\" or torch._dynamo.explain(model)(x); .item(), print, "
+         "data-dependent Python control flow); a larger batch size gives each launch more work.";
+}
+
 }  // namespace
 
 std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
@@ -210,6 +232,8 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
             "while the GPU waits. Move CPU tensor work to the GPU, precompute it in the "
             "DataLoader workers, or batch Python-level loops; then torch.compile(model) to cut "
             "the remaining Python overhead.";
+  const CompileState compiled = compile_state(trace);
+  if (compiled.compiled) finding.fix = compiled_fix(compiled);
   if (inference_at_batch_one(rank)) {
     finding.id = "inference-launch-bound";
     finding.title = fmt::format(

@@ -6,6 +6,10 @@
 // docs/metrics/10-tb-plugin-gpu-summary-metrics.md §10.4 for the tensor-core names), per step and
 // as a share of kernel time, with the device and its compute capability. Threshold: 10 % of kernel
 // time. Below that a change of precision is not worth its numerical risk.
+//
+// Advice that knows what was done: when tensor-core kernels already take at least as much time
+// as the fp32 ones, mixed precision is in use (autocast or TF32), and what still runs in fp32 is
+// usually there on purpose (autocast's fp32 list, the loss, a head kept in fp32): no finding.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,7 +55,9 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   std::int64_t kernel_ns = 0;
   std::int64_t fp32_ns = 0;
   std::vector<EventRefs> kernels;
+  std::int64_t tensor_core_ns = 0;
   std::vector<std::int8_t> fp32_by_name(trace.strings.size(), -1);  // decided once per name
+  std::vector<std::int8_t> tc_by_name(trace.strings.size(), -1);
   std::string device_name;
   int compute_major = 0;
   int compute_minor = 0;
@@ -63,6 +69,9 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
     const std::int32_t device = trace.activity_device(i);
     std::int8_t& fp32 = fp32_by_name[e.name[i]];
     if (fp32 < 0) fp32 = is_fp32_matmul_kernel(trace.name_of(i)) ? 1 : 0;
+    std::int8_t& tc = tc_by_name[e.name[i]];
+    if (tc < 0) tc = match_tensor_core(trace.name_of(i)).has_value() ? 1 : 0;
+    if (tc == 1) tensor_core_ns += e.dur_ns[i];
     if (!has_tensor_cores(trace, device) || fp32 == 0) continue;
     fp32_ns += e.dur_ns[i];
     add_ref(kernels, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
@@ -73,7 +82,7 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   }
   if (kernel_ns == 0) return {};
   const double share = static_cast<double>(fp32_ns) / static_cast<double>(kernel_ns);
-  if (share < kThresholdShare) return {};
+  if (share < kThresholdShare || tensor_core_ns >= fp32_ns) return {};
   keep_most_frequent(kernels, 10);
   const auto steps = static_cast<double>(kept.size());
   const double fp32_per_step = static_cast<double>(fp32_ns) / steps;

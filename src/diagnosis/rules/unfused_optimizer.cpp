@@ -4,6 +4,9 @@
 // Evidence: kernels launched inside `Optimizer.step#...` per step, how many of them are short,
 // and the optimizer's host time per step. Threshold: 30 kernels per step with no multi-tensor
 // (`multi_tensor_apply`) or fused kernel among them, and the optimizer at least 3 % of the step.
+// Advice that knows what was done: kernels launched from `aten::_foreach_*` or `aten::_fused_*`
+// ops mean foreach / fused is already on (per-tensor kernels then come from its slow path, e.g.
+// mixed dtypes): no finding.
 #include <fmt/format.h>
 
 #include "diagnosis/gain.h"
@@ -22,6 +25,14 @@ constexpr double kLikelyRemovedShare = 0.7;
 bool in_optimizer_step(const Trace& trace, EventIndex call) {
   for (EventIndex at = trace.events.parent[call]; at != kNoEvent; at = trace.events.parent[at]) {
     if (trace.name_of(at).rfind("Optimizer.step#", 0) == 0) return true;
+  }
+  return false;
+}
+
+bool from_foreach_or_fused_op(const Trace& trace, EventIndex call) {
+  for (EventIndex at = trace.events.parent[call]; at != kNoEvent; at = trace.events.parent[at]) {
+    const std::string_view name = trace.name_of(at);
+    if (name.starts_with("aten::_foreach_") || name.starts_with("aten::_fused_")) return true;
   }
   return false;
 }
@@ -46,7 +57,9 @@ std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank) {
     if (!is_device_activity(e.event_class[i]) || e.launcher[i] == kNoEvent) continue;
     const Step* step = step_at(rank.steps, e.start_ns[e.launcher[i]]);
     if (step == nullptr || !in_optimizer_step(trace, e.launcher[i])) continue;
-    if (is_multi_tensor(trace.name_of(i))) return {};  // already foreach / fused
+    if (is_multi_tensor(trace.name_of(i)) || from_foreach_or_fused_op(trace, e.launcher[i])) {
+      return {};  // already foreach / fused
+    }
     ++kernels;
     add_ref(refs, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
   }

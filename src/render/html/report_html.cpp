@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "diagnosis/host_timeline.h"
 #include "render/headroom_line.h"
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
@@ -317,7 +318,10 @@ std::string diagnosis_section(const Diagnosis& d, int top) {
   return out;
 }
 
+// The GPU-busy column only where some rank ran on a GPU: CPU-only jobs have no such figure.
 std::string ranks_table(const Report& report) {
+  const bool gpu = std::any_of(report.ranks.begin(), report.ranks.end(),
+                               [](const RankReport& r) { return !is_cpu_only(*r.analyses.trace); });
   std::string rows;
   for (const RankReport& rank : report.ranks) {
     const RankAnalyses& a = rank.analyses;
@@ -325,17 +329,19 @@ std::string ranks_table(const Report& report) {
     double busy = 0;
     for (const DeviceTemporal& d : a.gpu_temporal.devices)
       busy = std::max(busy, d.share(d.busy_ns));
+    const std::string busy_cell =
+        gpu ? fmt::format("<td data-v=\"{}\">{}</td>", busy, render::format_percent(busy)) : "";
     rows += fmt::format(
         "<tr><td data-v=\"{}\">{}</td><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
-        "<td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td>{}</td></tr>\n",
+        "<td data-v=\"{}\">{}</td>{}<td>{}</td></tr>\n",
         a.trace->rank, a.trace->rank, escape(a.trace->source_path), st.count, st.count,
-        st.mean / 1e6, format_ms(st.mean / 1e6), st.p95 / 1e6, format_ms(st.p95 / 1e6), busy,
-        render::format_percent(busy), escape(to_string(rank.diagnosis.bottleneck)));
+        st.mean / 1e6, format_ms(st.mean / 1e6), st.p95 / 1e6, format_ms(st.p95 / 1e6), busy_cell,
+        escape(to_string(rank.diagnosis.bottleneck)));
   }
   return "<h2>Ranks</h2>\n<table class=\"sortable\" id=\"ranks\"><thead><tr><th>rank</th>"
-         "<th>file</th><th>kept steps</th><th>mean step</th><th>p95 step</th><th>GPU busy "
-         "(busiest device)</th><th>bottleneck</th></tr></thead><tbody>\n" +
-         rows + "</tbody></table>\n";
+         "<th>file</th><th>kept steps</th><th>mean step</th><th>p95 step</th>" +
+         std::string(gpu ? "<th>GPU busy (busiest device)</th>" : "") +
+         "<th>bottleneck</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
 }
 
 std::string rank_section(const RankReport& rank, int top, bool several) {
