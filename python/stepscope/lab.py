@@ -62,8 +62,10 @@ def _inference(args: argparse.Namespace) -> int:
     from . import _write_atomically
     from .torch import inference_lab
 
-    _check_output(args.json, "--json") if args.json else None
-    _check_output(args.html, "--html") if args.html else None
+    if args.json:
+        _check_output(args.json, "--json")
+    if args.html:
+        _check_output(args.html, "--html")
     loaded = _load(args.target)
     options: dict[str, Any]
     if isinstance(loaded, dict):

@@ -18,7 +18,7 @@ import torch
 from inference_models import Saturating, greedy, tiny_cnn, tiny_cnn_model, tiny_transformer
 
 from stepscope import torch as sst
-from stepscope.torch._inference_lab import VARIANTS
+from stepscope.torch._inference_lab import VARIANTS, _autotune_skip
 
 HERE = Path(__file__).resolve().parent
 # aot_eager runs Dynamo and AOTAutograd without inductor's C++ code generation, which takes
@@ -36,6 +36,7 @@ def test_transformer_every_variant_runs_or_says_why() -> None:
         warmup=2,
         iters=8,
         compile_options=QUICK_COMPILE,
+        max_autotune=False,
         batch_sizes=[1, 2, 4],
         p99_ms=1000.0,
         warn=False,
@@ -78,17 +79,18 @@ def test_transformer_every_variant_runs_or_says_why() -> None:
     assert not graphs.available and graphs.reason is not None and "CUDA" in graphs.reason
     autotune = result.variant("compile-max-autotune")
     assert not autotune.available and autotune.reason is not None
-    assert "budget" in autotune.reason
+    assert "max_autotune=False" in autotune.reason
     int8 = result.variant("int8-dynamic")
-    if int8.available:
-        assert int8.max_rel_error is not None and int8.max_rel_error > 0
-        assert int8.dtype is not None and "int8" in int8.dtype
-    else:
-        assert int8.reason
+    assert int8.available, int8.reason
+    assert int8.dtype is not None and "int8" in int8.dtype
+    assert int8.max_rel_error is not None and 0 < int8.max_rel_error < 0.2
+    assert any("fast path" in note for note in int8.notes)
+    assert torch.backends.mha.get_fastpath_enabled()  # put back
     assert result.sweep is not None and [p.batch_size for p in result.sweep.points] == [1, 2, 4]
     assert result.sweep.largest_within_target == 4
     assert result.recommended is not None
     assert result.reading and "Not run" in result.reading and "cuda-graphs" in result.reading
+    assert "int8-dynamic" not in result.reading.split("Not run")[1]
     text = str(result)
     assert "not run:" in text and "batch sweep" in text and "CPU tensor memory" in text
     data = json.loads(result.to_json())
@@ -123,7 +125,9 @@ def test_cnn_classifier_top1_and_default_compile() -> None:
     else:
         assert compiled.reason
     int8 = result.variant("int8-dynamic")
-    assert int8.available or int8.reason
+    assert int8.available, int8.reason
+    assert int8.max_abs_error is not None and int8.max_abs_error > 0
+    assert int8.top1_agreement is not None
 
 
 def test_failures_are_rows_with_reasons() -> None:
@@ -166,7 +170,8 @@ def test_failures_are_rows_with_reasons() -> None:
 
 def test_batch_sweep_finds_the_knee_and_the_latency_target() -> None:
     # Flat at 40 ms up to 8 items, then 5 ms per item: throughput doubles up to batch 8, then
-    # stays; p99 meets 100 ms up to batch 16 (80 ms), not at 32 (160 ms).
+    # stays; p99 meets 120 ms up to batch 16 (80 ms), not at 32 (160 ms). Sleeps, so that busy
+    # neighbours on a small machine move each time by well under the 40 ms margins.
     result = sst.inference_lab(
         Saturating(fixed=0.040, per_item=0.005),
         torch.randn(1, 4),
@@ -175,7 +180,7 @@ def test_batch_sweep_finds_the_knee_and_the_latency_target() -> None:
         iters=5,
         variants=["eval"],
         batch_sizes=[1, 2, 4, 8, 16, 32],
-        p99_ms=100.0,
+        p99_ms=120.0,
         warn=False,
     )
     sweep = result.sweep
@@ -186,7 +191,7 @@ def test_batch_sweep_finds_the_knee_and_the_latency_target() -> None:
         assert point.p50_ms <= point.p99_ms
     assert sweep.knee == 8, str(result)
     assert sweep.largest_within_target == 16, str(result)
-    assert "knee at batch 8" in result.reading
+    assert "Knee at batch 8" in result.reading
     # Flat all the way (no saturation within the sweep): throughput still rises, no knee.
     flat = sst.inference_lab(
         Saturating(fixed=0.020, per_item=0.0),
@@ -203,14 +208,14 @@ def test_batch_sweep_finds_the_knee_and_the_latency_target() -> None:
     assert "still rises" in flat.sweep.knee_note
     # The latency limit stops the sweep.
     stopped = sst.inference_lab(
-        Saturating(fixed=0.010, per_item=0.010),
+        Saturating(fixed=0.020, per_item=0.020),
         torch.randn(1, 4),
         device="cpu",
         warmup=1,
         iters=3,
         variants=["eval"],
         batch_sizes=[1, 2, 4, 8],
-        max_latency_ms=30.0,
+        max_latency_ms=60.0,
         warn=False,
     )
     assert stopped.sweep is not None
@@ -240,6 +245,14 @@ def test_generator_first_token_and_tokens_per_second() -> None:
     assert result.variant("eval").token_agreement == 1.0
     assert result.variant("eval").max_abs_error == 0.0
     assert "tokens/s" in str(result)
+
+
+def test_max_autotune_only_where_the_budget_allows() -> None:
+    assert _autotune_skip(True, None, 0.0) is None
+    assert "max_autotune=False" in (_autotune_skip(False, 1.0, 1e6) or "")
+    assert "cost is unknown" in (_autotune_skip(None, None, 1e6) or "")
+    assert "budget" in (_autotune_skip(None, 20.0, 100.0) or "")
+    assert _autotune_skip(None, 2.0, 100.0) is None
 
 
 def test_html_escapes_every_string() -> None:

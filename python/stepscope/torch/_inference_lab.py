@@ -385,6 +385,7 @@ class _Setup:
     dtype: str
     description: str
     compiled: bool = False
+    notes: tuple[str, ...] = ()
 
 
 def _describe(name: str, half: torch.dtype) -> str:
@@ -415,8 +416,8 @@ def _setup(
         if where.type != "cpu":
             raise _NotRun("dynamic int8 quantization runs on the CPU only")
         model.eval()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             from torch.ao.quantization import quantize_dynamic
 
             model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
@@ -425,6 +426,28 @@ def _setup(
             for m in model.modules()
         ):
             raise _NotRun("the model has no torch.nn.Linear layer to quantize")
+        notes = [
+            f"{w.category.__name__} from quantize_dynamic: {str(w.message).splitlines()[0]}"[:300]
+            for w in caught[:1]
+        ]
+        fastpath = any(
+            isinstance(m, torch.nn.TransformerEncoderLayer | torch.nn.MultiheadAttention)
+            for m in model.modules()
+        )
+        if fastpath:
+            notes.append(
+                "the fused attention fast path is turned off for this variant (it reads the "
+                "Linear layers' .weight, which quantized layers do not have)"
+            )
+        return _Setup(
+            model.to(where),
+            _inference_without_mha_fastpath if fastpath else torch.inference_mode,
+            contextlib.nullcontext,
+            example,
+            "int8 weights, float32 activations",
+            _describe(name, half),
+            notes=tuple(notes),
+        )
     model = model.to(where)
     no_autocast: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
     description = _describe(name, half)
@@ -459,8 +482,20 @@ def _setup(
         return _Setup(
             compiled, torch.inference_mode, no_autocast, example, "float32", description, True
         )
-    dtype = "int8 weights, float32 activations" if name == "int8-dynamic" else "float32"
-    return _Setup(model, torch.inference_mode, no_autocast, example, dtype, description)
+    return _Setup(model, torch.inference_mode, no_autocast, example, "float32", description)
+
+
+@contextlib.contextmanager
+def _inference_without_mha_fastpath() -> Iterator[None]:
+    """inference_mode with the fused attention fast path of nn.MultiheadAttention and
+    nn.TransformerEncoderLayer off (put back as it was afterwards)."""
+    before = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with torch.inference_mode():
+            yield
+    finally:
+        torch.backends.mha.set_fastpath_enabled(before)
 
 
 class _NotRun(Exception):
@@ -785,6 +820,30 @@ def _half_dtype(where: torch.device) -> torch.dtype:
     return torch.bfloat16
 
 
+# max-autotune benchmarks kernel candidates: it takes several times the default compile.
+AUTOTUNE_COST = 10.0
+
+
+def _autotune_skip(max_autotune: bool | None, compile_s: float | None, left_s: float) -> str | None:
+    """Why compile-max-autotune does not run, or None when it does."""
+    if max_autotune is True:
+        return None
+    if max_autotune is False:
+        return "disabled by the caller (max_autotune=False)"
+    if compile_s is None:
+        return (
+            "skipped to keep within the time budget: the default compile did not run, so its "
+            "cost is unknown (max_autotune=True forces it)"
+        )
+    if left_s < AUTOTUNE_COST * compile_s:
+        return (
+            f"skipped to keep within the time budget: it takes about {AUTOTUNE_COST:.0f}x the "
+            f"default compile ({compile_s:.1f} s), {max(0.0, left_s):.0f} s left "
+            "(max_autotune=True forces it)"
+        )
+    return None
+
+
 def _default_batches(limit: int) -> list[int]:
     sizes = [1]
     while sizes[-1] * 2 <= limit:
@@ -829,7 +888,7 @@ def inference_lab(
     - ``weights-cast``: weights and floating inputs cast to bf16 / fp16;
     - ``compile``: ``torch.compile(model, **compile_options)``; ``compile-max-autotune`` with
       ``mode="max-autotune"`` only when ``max_autotune=True``, or when it is None and at least
-      three times what the default compile took is left of the budget; ``cuda-graphs`` with
+      ten times what the default compile took is left of the budget; ``cuda-graphs`` with
       ``mode="reduce-overhead"`` on a GPU only;
     - ``int8-dynamic``: ``torch.ao.quantization.quantize_dynamic`` of the Linear layers, on the
       CPU only.
@@ -906,15 +965,9 @@ def inference_lab(
             )
 
         if name == "compile-max-autotune":
-            if max_autotune is False:
-                not_run("disabled by the caller (max_autotune=False)")
-                continue
-            if max_autotune is None and (compile_s is None or budget.left() < 3 * compile_s):
-                not_run(
-                    "skipped to keep within the time budget (default compile took "
-                    f"{_num(compile_s, '.1f')} s, {max(0.0, budget.left()):.0f} s left; "
-                    "max_autotune=True forces it)"
-                )
+            skip = _autotune_skip(max_autotune, compile_s, budget.left())
+            if skip is not None:
+                not_run(skip)
                 continue
         if name != "eval" and budget.left() <= 0:
             not_run(f"the time budget ({time_budget_s:.0f} s) was spent")
@@ -948,7 +1001,7 @@ def inference_lab(
             reference = timed
         assert reference is not None
         accuracy = _compare(timed.output, reference.output)
-        notes: list[str] = []
+        notes: list[str] = list(setup.notes)
         if timed.output is None and generate is not None:
             notes.append("model(example) failed: outputs not compared")
         s = timed.stats
