@@ -498,6 +498,31 @@ def _inference_without_mha_fastpath() -> Iterator[None]:
         torch.backends.mha.set_fastpath_enabled(before)
 
 
+def _not_run_row(name: str, description: str, reason: str) -> InferenceVariant:
+    return InferenceVariant(
+        name=name,
+        description=description,
+        available=False,
+        reason=reason,
+        dtype=None,
+        latency=None,
+        p50_ms=None,
+        p95_ms=None,
+        p99_ms=None,
+        throughput_per_s=None,
+        speedup_vs_eval=None,
+        first_call_ms=None,
+        peak_memory_bytes=None,
+        time_to_first_token_ms=None,
+        tokens_per_s=None,
+        max_abs_error=None,
+        max_rel_error=None,
+        top1_agreement=None,
+        token_agreement=None,
+        accuracy_ok=None,
+    )
+
+
 class _NotRun(Exception):
     """A variant that does not apply here (its message is the reason)."""
 
@@ -960,9 +985,7 @@ def inference_lab(
         description = _describe(name, half)
 
         def not_run(reason: str, name: str = name, description: str = description) -> None:
-            measured[name] = InferenceVariant(
-                name, description, False, reason, *([None] * 15), accuracy_ok=None
-            )
+            measured[name] = _not_run_row(name, description, reason)
 
         if name == "compile-max-autotune":
             skip = _autotune_skip(max_autotune, compile_s, budget.left())
@@ -1041,16 +1064,13 @@ def inference_lab(
         )
         del setup, timed
     base = measured["eval"].throughput_per_s
+
+    def speedup(row: InferenceVariant) -> float | None:
+        per_s = row.throughput_per_s
+        return per_s / base if base and per_s else None
+
     rows = tuple(
-        dataclasses.replace(
-            measured[n],
-            speedup_vs_eval=(
-                measured[n].throughput_per_s / base
-                if base and measured[n].throughput_per_s
-                else None
-            ),
-        )
-        for n in chosen
+        dataclasses.replace(measured[n], speedup_vs_eval=speedup(measured[n])) for n in chosen
     )
     result_sweep: BatchSweep | None = None
     if sweep and generate is None:
