@@ -89,6 +89,7 @@ def _inference(args: argparse.Namespace) -> int:
         "max_latency_ms": args.max_latency_ms,
         "p99_ms": args.p99_ms,
         "time_budget_s": args.budget,
+        "threads": args.threads,
     }
     options.update({k: v for k, v in given.items() if v is not None})
     if args.variants:
@@ -128,6 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     inference.add_argument("--warmup", type=int, help="untimed calls per variant (3)")
     inference.add_argument("--iters", type=int, help="timed requests per variant (30)")
     inference.add_argument("--budget", type=float, help="time budget in seconds (300)")
+    inference.add_argument(
+        "--threads",
+        type=int,
+        help="torch.set_num_threads for the lab (1 is steadier on a busy CPU)",
+    )
     inference.add_argument("--p99-ms", type=float, help="latency target for the batch sweep")
     inference.add_argument("--max-batch", type=int, help="largest batch of the sweep (64)")
     inference.add_argument(

@@ -29,10 +29,12 @@ QUICK_COMPILE = {"backend": "aot_eager"}
 def test_transformer_every_variant_runs_or_says_why() -> None:
     model, example = tiny_transformer()
     before = {k: v.clone() for k, v in model.state_dict().items()}
+    threads = torch.get_num_threads()
     result = sst.inference_lab(
         model,
         example,
         device="cpu",
+        threads=1,
         warmup=2,
         iters=8,
         compile_options=QUICK_COMPILE,
@@ -42,6 +44,7 @@ def test_transformer_every_variant_runs_or_says_why() -> None:
         warn=False,
     )
     assert [v.name for v in result.variants] == list(VARIANTS)
+    assert result.conditions.threads == 1 and torch.get_num_threads() == threads
     assert model.training  # the caller's model is left as it was
     for key, value in model.state_dict().items():
         assert torch.equal(value, before[key]), key
@@ -189,6 +192,7 @@ def test_batch_sweep_finds_the_knee_and_the_latency_target() -> None:
     for point in sweep.points:
         assert point.p50_ms >= max(40.0, 5.0 * point.batch_size)  # the sleep
         assert point.p50_ms <= point.p99_ms
+        assert point.throughput_per_s <= point.p50_throughput_per_s * 1.5
     assert sweep.knee == 8, str(result)
     assert sweep.largest_within_target == 16, str(result)
     assert "Knee at batch 8" in result.reading
@@ -302,12 +306,15 @@ def test_cli_writes_json_and_the_table(tmp_path: Path) -> None:
         "4",
         "--p99-ms",
         "1000",
+        "--threads",
+        "1",
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     assert [v["name"] for v in data["variants"]] == ["eval", "autocast", "int8-dynamic"]
     assert data["warmup"] == 1  # from the dict the function returned
+    assert data["conditions"]["threads"] == 1
     assert [p["batch_size"] for p in data["sweep"]["points"]] == [1, 2, 4]
     assert "autocast" in done.stdout and "batch sweep" in done.stdout
     assert page.read_text().startswith("<!DOCTYPE html>")

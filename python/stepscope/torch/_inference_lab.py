@@ -89,7 +89,8 @@ class BatchPoint:
     batch_size: int
     p50_ms: float
     p99_ms: float
-    throughput_per_s: float
+    throughput_per_s: float  # batch / mean latency: sustained, every interruption counted
+    p50_throughput_per_s: float  # batch / p50 latency: what the knee is read from
     peak_memory_bytes: int | None
 
 
@@ -98,7 +99,7 @@ class BatchSweep:
     """Latency and throughput against the batch size (eval + inference_mode, fp32)."""
 
     points: tuple[BatchPoint, ...]
-    knee: int | None  # the smallest batch reaching KNEE_SHARE of the best throughput
+    knee: int | None  # the smallest batch reaching KNEE_SHARE of the best p50 throughput
     knee_note: str
     p99_target_ms: float | None
     largest_within_target: int | None  # the largest batch whose p99 meets the target
@@ -158,12 +159,14 @@ class InferenceLabResult(ResultMixin):
             lines.append(line)
         if self.sweep is not None and self.sweep.points:
             lines.append("batch sweep (eval + inference_mode, fp32):")
-            lines.append(f"  {'batch':>6} {'p50 ms':>9} {'p99 ms':>9} {'items/s':>11}")
+            lines.append(
+                f"  {'batch':>6} {'p50 ms':>9} {'p99 ms':>9} {'items/s':>11} {'at p50':>11}"
+            )
             for p in self.sweep.points:
                 mark = "  <- knee" if p.batch_size == self.sweep.knee else ""
                 lines.append(
                     f"  {p.batch_size:>6} {p.p50_ms:>9.3f} {p.p99_ms:>9.3f} "
-                    f"{p.throughput_per_s:>11,.1f}{mark}"
+                    f"{p.throughput_per_s:>11,.1f} {p.p50_throughput_per_s:>11,.1f}{mark}"
                 )
             lines.append(f"  {self.sweep.knee_note}; stopped: {self.sweep.stopped_because}")
         lines.append(f"peak memory: {self.peak_memory_kind}")
@@ -200,12 +203,13 @@ class InferenceLabResult(ResultMixin):
         if self.sweep is not None and self.sweep.points:
             body = "".join(
                 f"<tr><td>{p.batch_size}</td><td>{p.p50_ms:.3f}</td><td>{p.p99_ms:.3f}</td>"
-                f"<td>{p.throughput_per_s:,.1f}</td></tr>"
+                f"<td>{p.throughput_per_s:,.1f}</td><td>{p.p50_throughput_per_s:,.1f}</td></tr>"
                 for p in self.sweep.points
             )
             sweep = (
                 "<h2>Batch sweep</h2><table><tr><th>batch</th><th>p50 ms</th><th>p99 ms</th>"
-                f"<th>items/s</th></tr>{body}</table><p>{e(self.sweep.knee_note)}; stopped: "
+                f"<th>items/s</th><th>items/s at p50</th></tr>{body}</table>"
+                f"<p>{e(self.sweep.knee_note)}; stopped: "
                 f"{e(self.sweep.stopped_because)}</p>"
             )
         c = self.conditions
@@ -634,11 +638,12 @@ def _peak_of(setup: _Setup, where: torch.device, request: Callable[[], Any]) -> 
 
 def _knee(points: Sequence[BatchPoint]) -> tuple[int | None, str]:
     """The smallest batch reaching KNEE_SHARE of the best throughput, when a larger batch was
-    measured and did not raise throughput further."""
+    measured and did not raise throughput further. Throughput here is batch / p50 latency, so
+    that a few requests interrupted by a busy machine do not move the knee."""
     if len(points) < 2:
         return None, "too few batch sizes for a knee"
-    best = max(p.throughput_per_s for p in points)
-    knee = next(p for p in points if p.throughput_per_s >= KNEE_SHARE * best)
+    best = max(p.p50_throughput_per_s for p in points)
+    knee = next(p for p in points if p.p50_throughput_per_s >= KNEE_SHARE * best)
     if knee is points[-1]:
         return None, (
             f"no knee: throughput still rises at the largest batch measured ({knee.batch_size})"
@@ -649,8 +654,9 @@ def _knee(points: Sequence[BatchPoint]) -> tuple[int | None, str]:
             "(latency grows with the batch from the start)"
         )
     return knee.batch_size, (
-        f"knee at batch {knee.batch_size}: {knee.throughput_per_s:,.1f} items/s, "
-        f"{knee.throughput_per_s / points[0].throughput_per_s:.1f}x batch 1; larger batches add "
+        f"knee at batch {knee.batch_size}: {knee.p50_throughput_per_s:,.1f} items/s at p50, "
+        f"{knee.p50_throughput_per_s / points[0].p50_throughput_per_s:.1f}x batch "
+        f"{points[0].batch_size}; larger batches add "
         "latency for under "
         f"{(1 - KNEE_SHARE) * 100:.0f} % more throughput"
     )
@@ -718,6 +724,7 @@ def _sweep(
                 p50_ms=s.p50_ms,
                 p99_ms=s.p99_ms,
                 throughput_per_s=size * 1000.0 / s.mean_ms if s.mean_ms > 0 else math.nan,
+                p50_throughput_per_s=size * 1000.0 / s.p50_ms if s.p50_ms > 0 else math.nan,
                 peak_memory_bytes=timed.peak,
             )
         )
@@ -899,6 +906,7 @@ def inference_lab(
     p99_ms: float | None = None,
     make_batch: Callable[[int], Any] | None = None,
     time_budget_s: float = 300.0,
+    threads: int | None = None,
     seed: int = 0,
     warn: bool = True,
 ) -> InferenceLabResult:
@@ -948,8 +956,71 @@ def inference_lab(
     model) is a row with its reason, and the lab goes on; only the eval reference must run.
     `time_budget_s` bounds the lab: variants not started when it is spent are rows saying so.
     Warnings (wide spread, slow first iterations) are issued as `MeasurementWarning` unless
-    ``warn=False`` and kept in ``warnings``.
+    ``warn=False`` and kept in ``warnings``. `threads` sets ``torch.set_num_threads`` for the
+    lab (put back afterwards): on a small shared CPU one thread gives steadier figures, as
+    OpenMP workers otherwise wait for cores the neighbours hold.
     """
+    if threads is not None and threads < 1:
+        raise ValueError("inference_lab: threads must be >= 1")
+    with _num_threads(threads):
+        return _inference_lab(
+            model,
+            example,
+            generate=generate,
+            device=device,
+            warmup=warmup,
+            iters=iters,
+            variants=variants,
+            compile_options=compile_options,
+            max_autotune=max_autotune,
+            sweep=sweep,
+            batch_sizes=batch_sizes,
+            max_batch=max_batch,
+            max_latency_ms=max_latency_ms,
+            max_memory_bytes=max_memory_bytes,
+            p99_ms=p99_ms,
+            make_batch=make_batch,
+            time_budget_s=time_budget_s,
+            seed=seed,
+            warn=warn,
+        )
+
+
+@contextlib.contextmanager
+def _num_threads(threads: int | None) -> Iterator[None]:
+    if threads is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _inference_lab(
+    model: torch.nn.Module,
+    example: Any,
+    *,
+    generate: Generate | None,
+    device: torch.device | str | None,
+    warmup: int,
+    iters: int,
+    variants: Sequence[str] | None,
+    compile_options: Mapping[str, Any] | None,
+    max_autotune: bool | None,
+    sweep: bool,
+    batch_sizes: Sequence[int] | None,
+    max_batch: int,
+    max_latency_ms: float | None,
+    max_memory_bytes: int | None,
+    p99_ms: float | None,
+    make_batch: Callable[[int], Any] | None,
+    time_budget_s: float,
+    seed: int,
+    warn: bool,
+) -> InferenceLabResult:
     if warmup < 0 or iters < 1:
         raise ValueError("inference_lab: warmup must be >= 0 and iters >= 1")
     if not isinstance(model, torch.nn.Module):
@@ -1092,7 +1163,7 @@ def inference_lab(
     reading, recommended = _reading(rows, result_sweep)
     if warn:
         for problem in problems:
-            warnings.warn(problem, MeasurementWarning, stacklevel=2)
+            warnings.warn(problem, MeasurementWarning, stacklevel=3)
     kind = (
         "torch.cuda.max_memory_allocated during one request (tensors on the GPU)"
         if where.type == "cuda"
