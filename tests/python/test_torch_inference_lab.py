@@ -99,6 +99,10 @@ def test_transformer_every_variant_runs_or_says_why() -> None:
     data = json.loads(result.to_json())
     assert [v["name"] for v in data["variants"]] == list(VARIANTS)
     assert data["sweep"]["points"][0]["batch_size"] == 1
+    frame = pytest.importorskip("pandas")
+    table = result.to_pandas()
+    assert isinstance(table, frame.DataFrame) and list(table["name"]) == list(VARIANTS)
+    assert table.loc[1, "latency.count"] == 8
 
 
 def test_cnn_classifier_top1_and_default_compile() -> None:

@@ -949,8 +949,10 @@ def inference_lab(
     up to `max_batch` (or `batch_sizes`), the example's tensors repeated along their leading
     dimension (or ``make_batch(size)``), stopping early past `max_latency_ms` (p99), past
     `max_memory_bytes`, at out-of-memory or when the budget is spent. The knee is the smallest
-    batch reaching 90 % of the best throughput measured (None while throughput still rises at
-    the largest batch); with `p99_ms`, the largest batch whose p99 meets it.
+    batch reaching 90 % of the best throughput at p50 (batch / p50 latency, so that a few
+    interrupted requests do not move it; None while throughput still rises at the largest
+    batch); with `p99_ms`, the largest batch whose p99 meets it. There is no sweep with
+    `generate` (``sweep`` is then None).
 
     A variant that fails (compile unavailable, quantization unsupported, an error in the
     model) is a row with its reason, and the lab goes on; only the eval reference must run.
