@@ -415,10 +415,12 @@ def _setup(
     compile_options: Mapping[str, Any],
 ) -> _Setup:
     """A fresh copy of the model prepared as variant `name` (raises when it cannot be)."""
+    if name == "int8-dynamic" and where.type != "cpu":
+        raise _NotRun("dynamic int8 quantization runs on the CPU only")
+    if name == "cuda-graphs" and where.type != "cuda":
+        raise _NotRun("CUDA graphs need a CUDA GPU")
     model = copy.deepcopy(pristine)
     if name == "int8-dynamic":
-        if where.type != "cpu":
-            raise _NotRun("dynamic int8 quantization runs on the CPU only")
         model.eval()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -474,8 +476,6 @@ def _setup(
     if name in ("compile", "compile-max-autotune", "cuda-graphs"):
         if not hasattr(torch, "compile"):
             raise _NotRun("this PyTorch has no torch.compile")
-        if name == "cuda-graphs" and where.type != "cuda":
-            raise _NotRun("CUDA graphs need a CUDA GPU")
         options = dict(compile_options)
         if name == "compile-max-autotune":
             options["mode"] = "max-autotune"
@@ -711,8 +711,10 @@ def _sweep(
                 generate=None,
                 reference_call=False,
             )
-        except torch.OutOfMemoryError:
+        except torch.cuda.OutOfMemoryError:
             stopped = f"out of memory at batch {size}"
+            if where.type == "cuda":
+                torch.cuda.empty_cache()
             break
         except Exception as error:
             stopped = f"batch {size} failed: {_reason(error)}"
@@ -926,10 +928,11 @@ def inference_lab(
     - ``int8-dynamic``: ``torch.ao.quantization.quantize_dynamic`` of the Linear layers, on the
       CPU only.
 
-    Each variant is warmed up (`warmup` calls, the first recorded as ``first_call_ms``: the
-    compilation), then up to `iters` requests are timed end to end with the device
-    synchronised (fewer, at least 3, when its share of the budget runs out). Throughput counts
-    the example's batch size (leading dimension of its first tensor) per second. With
+    Each variant is warmed up (`warmup` calls, at least one, the first recorded as
+    ``first_call_ms``: the compilation), then up to `iters` requests are timed end to end with
+    the device synchronised (fewer, at least 3, when its share of the budget runs out).
+    Throughput counts the example's batch size (leading dimension of its first tensor) per
+    second. With
     `generate`, a request is ``generate(model, example)``, an iterator of tokens: the first
     token latency, tokens per second and the share of tokens equal to the reference's are
     added, and the output accuracy compares ``model(example)``.
