@@ -60,7 +60,11 @@ def _check_output(path: str, what: str) -> None:
 
 def _inference(args: argparse.Namespace) -> int:
     from . import _write_atomically
-    from .torch import inference_lab
+
+    try:
+        from .torch import inference_lab
+    except ImportError as error:
+        raise SystemExit(f"stepscope-lab: {error}") from error
 
     if args.json:
         _check_output(args.json, "--json")
