@@ -12,6 +12,7 @@ memory by phase, and loader against compute::
     base = sst.benchmark(fn, warmup=10, iters=100)      # timing and statistics
     lat = sst.latency(model, example, warmup=10, iters=200)
     lab = sst.lab(model_fn, loader, loss_fn, steps=55, warmup=5)
+    inf = sst.inference_lab(model, example, p99_ms=50)  # eval, bf16, compile, int8, batches
     mem = sst.memory_phases(model, batch, loss_fn, optimizer)
     plan = sst.memory_plan(model, batch, loss_fn, optimizer)  # each technique's peak, estimated
     io = sst.loader_vs_compute(loader, train_step, steps=50)
@@ -32,6 +33,13 @@ except ImportError as _error:  # pragma: no cover - depends on the environment
 
 from ..monitor import Monitor, monitor
 from ._benchmark import BenchmarkResult, benchmark
+from ._inference_lab import (
+    BatchPoint,
+    BatchSweep,
+    InferenceLabResult,
+    InferenceVariant,
+    inference_lab,
+)
 from ._lab import LabResult, LabRun, lab
 from ._latency import LatencyResult, latency
 from ._loader import LoaderVsCompute, StepTiming, loader_vs_compute
@@ -47,8 +55,12 @@ from ._profile import Profile, ProfileOverhead, ProfileTooShortError, ProfileWar
 from ._results import Conditions, MeasurementWarning, Stats
 
 __all__ = [
+    "BatchPoint",
+    "BatchSweep",
     "BenchmarkResult",
     "Conditions",
+    "InferenceLabResult",
+    "InferenceVariant",
     "LabResult",
     "LabRun",
     "LatencyResult",
@@ -68,6 +80,7 @@ __all__ = [
     "StepTiming",
     "benchmark",
     "estimate_training_memory",
+    "inference_lab",
     "lab",
     "latency",
     "loader_vs_compute",
