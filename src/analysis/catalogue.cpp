@@ -44,12 +44,12 @@ std::span<const AnalysisDescription> analysis_catalogue() {
   using R = RankAnalyses;
   static const AnalysisDescription kCatalogue[] = {
       describe<&R::steps, [](const R& r) { return find_steps(*r.trace, r.options); }>(
-          "steps", "profiler steps (metrics.md §1.4) and the analysis window W (§0.7)"),
+          "steps", "profiler steps (docs/metrics §1.4) and the analysis window W (§0.7)"),
       describe<&R::step_time, [](const R& r) { return step_time_statistics(r.steps); }>(
-          "step_time", "statistics of the kept steps' durations and host spans (metrics.md §2)"),
+          "step_time", "statistics of the kept steps' durations and host spans (docs/metrics §2)"),
       describe<&R::step_breakdown,
                [](const R& r) { return compute_step_breakdown(*r.trace, r.steps, r.options); }>(
-          "step_breakdown", "the 8-way step-time breakdown (metrics.md §9)"),
+          "step_breakdown", "the 8-way step-time breakdown (docs/metrics §9)"),
       describe<&R::phases, [](const R& r) { return compute_phases(*r.trace, r.steps, r.options); }>(
           "phases",
           "forward / backward / optimizer / data loading / other per kept step: host time "
@@ -71,10 +71,10 @@ std::span<const AnalysisDescription> analysis_catalogue() {
       describe<&R::bandwidth,
                [](const R& r) {
                  return compute_collective_bandwidth(*r.trace, r.steps, r.options);
-               }>("collective_bandwidth", "rank-local collective bandwidth (metrics.md §14)"),
+               }>("collective_bandwidth", "rank-local collective bandwidth (docs/metrics §14)"),
       describe<&R::operators,
                [](const R& r) { return compute_operators(*r.trace, r.steps, r.options); }>(
-          "operators", "the key_averages()-like operator table (metrics.md §12)"),
+          "operators", "the key_averages()-like operator table (docs/metrics §12)"),
       describe<&R::code, [](const R& r) { return compute_code_context(*r.trace); }>(
           "", "Python frames and nn.Modules around each event, for findings and the module view"),
       describe<&R::modules,
@@ -82,10 +82,10 @@ std::span<const AnalysisDescription> analysis_catalogue() {
           "modules", "time per nn.Module: calls, host and device time, total and self"),
       describe<&R::launches,
                [](const R& r) { return compute_launches(*r.trace, r.steps, r.options); }>(
-          "launches", "launch statistics of the launch calls in W (metrics.md §7)"),
+          "launches", "launch statistics of the launch calls in W (docs/metrics §7)"),
       describe<&R::queue_length,
                [](const R& r) { return compute_queue_length(*r.trace, r.steps, r.options); }>(
-          "queue_length", "launch-queue depth per device and stream over W (metrics.md §8)"),
+          "queue_length", "launch-queue depth per device and stream over W (docs/metrics §8)"),
       describe<&R::gpu_metrics,
                [](const R& r) { return compute_gpu_metrics(*r.trace, r.steps, r.options); }>(
           "gpu_metrics",
@@ -93,7 +93,7 @@ std::span<const AnalysisDescription> analysis_catalogue() {
           "share"),
       describe<&R::memory,
                [](const R& r) { return compute_memory_curve(*r.trace, r.steps, r.options.top); }>(
-          "memory", "the memory curve from `[memory]` events (metrics.md §11)"),
+          "memory", "the memory curve from `[memory]` events (docs/metrics §11)"),
       describe<&R::memory_headroom,
                [](const R& r) {
                  return compute_memory_headroom(*r.trace, r.steps, r.memory, r.options.top);

@@ -111,7 +111,7 @@ struct Fields<StepsResult> {
         D::field<[](const StepsResult& s) -> std::optional<StepsWindow> {
           if (!s.window) return std::nullopt;
           return StepsWindow{*s.window, s.window_source, s.region};
-        }>("window", Unit::kNone, "the analysis window W (metrics.md §0.7); null without one"),
+        }>("window", Unit::kNone, "the analysis window W (docs/metrics §0.7); null without one"),
         D::field<&StepsResult::steps>("steps", Unit::kNone, "every step, sorted by host start"),
         D::field<&StepsResult::notes>("notes", Unit::kNone,
                                       "duplicated numbers, nested steps, several threads"),
