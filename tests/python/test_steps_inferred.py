@@ -24,14 +24,16 @@ def serve_request(net: Any, batch: Any) -> Any:
 
 def record(path: Path, *, annotate: bool, with_stack: bool) -> Path:
     net, batch = model(), torch.randn(8, 32)
-    with profile(activities=[ProfilerActivity.CPU], with_stack=with_stack) as prof:
-        with torch.inference_mode():
-            for _ in range(5):
-                if annotate:
-                    with record_function("serve_request"):
-                        serve_request(net, batch)
-                else:
+    with (
+        profile(activities=[ProfilerActivity.CPU], with_stack=with_stack) as prof,
+        torch.inference_mode(),
+    ):
+        for _ in range(5):
+            if annotate:
+                with record_function("serve_request"):
                     serve_request(net, batch)
+            else:
+                serve_request(net, batch)
     prof.export_chrome_trace(str(path))
     return path
 

@@ -15,4 +15,9 @@ inline const Finding* find_finding(const Diagnosis& diagnosis, const std::string
   return nullptr;
 }
 
+// The diagnosis of a trace, which may be a temporary: the Diagnosis borrows nothing from it.
+inline Diagnosis diagnose_trace(const Trace& trace, const AnalysisOptions& options = {}) {
+  return diagnose(analyze_rank(trace, options));
+}
+
 }  // namespace stepscope::testing

@@ -100,8 +100,9 @@ TEST(Launches, RenderedWithUnitsAndWithoutSums) {
   const std::string& text = json.text();
   EXPECT_NE(text.find(R"("launch_delay_p50_us":5.5)"), std::string::npos) << text;
   EXPECT_NE(text.find(R"("signed_delay_negative_count":1)"), std::string::npos);
-  EXPECT_EQ(text.find("total"), std::string::npos);  // docs/metrics/07-hta-cuda-kernel-launch-statistics.md
-                                                     // §7: sums only in compat-hta
+  EXPECT_EQ(text.find("total"),
+            std::string::npos);  // docs/metrics/07-hta-cuda-kernel-launch-statistics.md
+                                 // §7: sums only in compat-hta
   const std::string rendered = render::render_text(r, 5);
   EXPECT_NE(rendered.find("kernel_launch"), std::string::npos);
   EXPECT_NE(rendered.find("5.5 µs"), std::string::npos) << rendered;

@@ -30,7 +30,7 @@ Trace gloo_steps(double compute_us, double gloo_start, double gloo_us) {
 
 TEST(RuleCpuCollectives, AllReduceWithTheMainThreadIdleIsFound) {
   // Compute to 300 µs; c10d 300-310; gloo 310-800 with nothing on thread 1; add_ from 850.
-  const Diagnosis diagnosis = diagnose(analyze_rank(gloo_steps(300, 310, 490), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(gloo_steps(300, 310, 490));
   const Finding* finding = find(diagnosis);
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kCommunication);
@@ -48,12 +48,12 @@ TEST(RuleCpuCollectives, AllReduceWithTheMainThreadIdleIsFound) {
 
 TEST(RuleCpuCollectives, AllReduceHiddenBehindComputeIsNotAFinding) {
   // gloo runs 400-800 µs while thread 1 still computes until 840 µs.
-  EXPECT_EQ(find(diagnose(analyze_rank(gloo_steps(840, 400, 400), {}))), nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(gloo_steps(840, 400, 400))), nullptr);
 }
 
 TEST(RuleCpuCollectives, ShortAllReduceIsBelowTheThreshold) {
   // 60 µs of 1000 exposed: 6 %.
-  EXPECT_EQ(find(diagnose(analyze_rank(gloo_steps(750, 760, 50), {}))), nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(gloo_steps(750, 760, 50))), nullptr);
 }
 
 TEST(RuleCpuCollectives, CollectiveNestedInABackwardOpCountsAsCommunication) {
@@ -66,7 +66,7 @@ TEST(RuleCpuCollectives, CollectiveNestedInABackwardOpCountsAsCommunication) {
     fixture.op("autograd::engine::evaluate_function: AddmmBackward0", t0 + 1, 900);
     fixture.op("c10d::allreduce_", t0 + 300, 500);
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   const Finding* finding = find(diagnosis);
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 500'000);
@@ -80,7 +80,7 @@ TEST(RuleCpuCollectives, GpuTracesAreLeftToExposedCommunication) {
     fixture.op("c10d::allreduce_", t0 + 100, 800);
     fixture.launched_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", t0 + 101, t0 + 110, 700);
   }
-  EXPECT_EQ(find(diagnose(analyze_rank(fixture.load(), {}))), nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(fixture.load())), nullptr);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ Trace steps_with_allreduce(double comm_start) {
 }
 
 TEST(RuleExposedCommunication, AllReduceAfterComputeIsExposed) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_allreduce(600), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_allreduce(600));
   const Finding* finding = find(diagnosis, "exposed-communication");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 300'000);
@@ -37,7 +37,7 @@ TEST(RuleExposedCommunication, AllReduceAfterComputeIsExposed) {
 }
 
 TEST(RuleExposedCommunication, OverlappedAllReduceIsFine) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_allreduce(200), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_allreduce(200));
   EXPECT_EQ(find(diagnosis, "exposed-communication"), nullptr);
 }
 

@@ -59,7 +59,7 @@ TEST(RuleFrameworkOverhead, CompiledModelIsToldToFindGraphBreaks) {
     fixture.annotation("Torch-Compiled Region: 0/0", t0 + 2, 2);
     for (int k = 0; k < 80; ++k) fixture.op("aten::relu", t0 + 5 + k * 24, 10);
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   const Finding* finding = find(diagnosis);
   ASSERT_NE(finding, nullptr);
   EXPECT_NE(finding->fix.find("already runs under torch.compile"), std::string::npos)
@@ -70,12 +70,12 @@ TEST(RuleFrameworkOverhead, CompiledModelIsToldToFindGraphBreaks) {
 
 TEST(RuleFrameworkOverhead, FewLongOpsAreWorkNotOverhead) {
   // 10 ops of 190 µs: the step computes.
-  EXPECT_EQ(find(diagnose(analyze_rank(cpu_steps(10, 190, 5), {}))), nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(cpu_steps(10, 190, 5))), nullptr);
 }
 
 TEST(RuleFrameworkOverhead, ManyOpsOfRealWorkBackToBackAreNotOverhead) {
   // 70 ops of 25 µs, 1 µs apart: none is tiny, little time between them.
-  EXPECT_EQ(find(diagnose(analyze_rank(cpu_steps(70, 25, 1), {}))), nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(cpu_steps(70, 25, 1))), nullptr);
 }
 
 TEST(RuleFrameworkOverhead, GpuTracesAreLeftToTheLaunchRules) {
@@ -86,7 +86,7 @@ TEST(RuleFrameworkOverhead, GpuTracesAreLeftToTheLaunchRules) {
     for (int k = 0; k < 80; ++k) fixture.op("aten::relu", t0 + 5 + k * 24, 10);
     fixture.launched_kernel("relu_kernel", t0 + 1, t0 + 10, 5);
   }
-  EXPECT_EQ(find(diagnose(analyze_rank(fixture.load(), {}))), nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(fixture.load())), nullptr);
 }
 
 TEST(RuleFrameworkOverhead, GpuRunProfiledWithoutCudaActivitiesIsNotACpuRun) {
@@ -100,7 +100,7 @@ TEST(RuleFrameworkOverhead, GpuRunProfiledWithoutCudaActivitiesIsNotACpuRun) {
     fixture.step(s, t0, 2000);
     for (int k = 0; k < 80; ++k) fixture.op("aten::relu", t0 + 5 + k * 24, 10);
   }
-  EXPECT_EQ(find(diagnose(analyze_rank(fixture.load(), {}))), nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(fixture.load())), nullptr);
 }
 
 TEST(RuleFrameworkOverhead, CollectiveWaitIsNotCountedAsOverhead) {
@@ -113,7 +113,7 @@ TEST(RuleFrameworkOverhead, CollectiveWaitIsNotCountedAsOverhead) {
     for (int k = 0; k < 80; ++k) fixture.op("aten::relu", t0 + 5 + k * 24, 10);
     fixture.op("gloo:all_reduce", t0, 2000, 2);
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   const Finding* finding = find(diagnosis);
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 800'000);

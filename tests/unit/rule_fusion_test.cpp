@@ -32,7 +32,7 @@ Trace steps_with_chains(int chains, const std::string& name) {
 
 TEST(RuleFusion, ElementwiseChainsAreFound) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_chains(5, "vectorized_elementwise_kernel"), {}));
+      testing::diagnose_trace(steps_with_chains(5, "vectorized_elementwise_kernel"));
   const Finding* finding = find(diagnosis, "fusion");
   ASSERT_NE(finding, nullptr);
   EXPECT_DOUBLE_EQ(finding->evidence[0].value, 5.0);
@@ -41,7 +41,7 @@ TEST(RuleFusion, ElementwiseChainsAreFound) {
 }
 
 TEST(RuleFusion, LongGemmsAreNotAChain) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_chains(5, "sgemm_kernel"), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_chains(5, "sgemm_kernel"));
   EXPECT_EQ(find(diagnosis, "fusion"), nullptr);
 }
 

@@ -36,7 +36,7 @@ Trace steps_with_item(double gap_us, bool with_sync) {
 }
 
 TEST(RuleHostDeviceSync, ItemInTheLoopIsFoundWithTheIdleItCauses) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_item(200, true), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_item(200, true));
   const Finding* finding = find(diagnosis, "host-device-sync");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kHostDeviceSync);
@@ -51,13 +51,13 @@ TEST(RuleHostDeviceSync, ItemInTheLoopIsFoundWithTheIdleItCauses) {
 }
 
 TEST(RuleHostDeviceSync, NoSyncNoFinding) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_item(200, false), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_item(200, false));
   EXPECT_EQ(find(diagnosis, "host-device-sync"), nullptr);
 }
 
 TEST(RuleHostDeviceSync, SyncFollowedByQueuedWorkCostsNothing) {
   // The next kernel starts 10 µs after the sync returns: under the threshold.
-  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_item(14, true), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_item(14, true));
   EXPECT_EQ(find(diagnosis, "host-device-sync"), nullptr);
 }
 

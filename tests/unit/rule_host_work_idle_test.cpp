@@ -29,7 +29,7 @@ Trace metric_on_the_host(double metric_us) {
 }
 
 TEST(RuleHostWorkIdle, IdleNoOtherCauseOwnsIsFoundWithTheHostWorkDuringIt) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(metric_on_the_host(400), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(metric_on_the_host(400));
   const Finding* finding = testing::find_finding(diagnosis, "host-work-idle");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->bottleneck, Bottleneck::kHostOverhead);
@@ -43,7 +43,7 @@ TEST(RuleHostWorkIdle, IdleNoOtherCauseOwnsIsFoundWithTheHostWorkDuringIt) {
 }
 
 TEST(RuleHostWorkIdle, ShortHostWorkIsNotAFinding) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(metric_on_the_host(20), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(metric_on_the_host(20));
   EXPECT_EQ(testing::find_finding(diagnosis, "host-work-idle"), nullptr);
 }
 

@@ -64,7 +64,7 @@ TEST(RuleInputBound, LoaderHiddenBehindGpuWorkIsNotAFinding) {
     fixture.launched_kernel("gemm", t0 + 1, t0 + 8, 985);
     fixture.op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", t0 + 10, 500);
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   EXPECT_EQ(find(diagnosis, "input-bound"), nullptr);
 }
 
@@ -76,7 +76,7 @@ TEST(RuleInputBound, WorkersAlreadyInUseChangeTheAdviceAndTheGain) {
     fixture.op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", t0, 600);
     fixture.launched_kernel("gemm", t0 + 601, t0 + 610, 380);
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   const Finding* finding = find(diagnosis, "input-bound");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 600'000);

@@ -35,7 +35,7 @@ Trace tiny_kernels(bool queued_ahead, const std::string& kernel = "vectorized_el
 }
 
 TEST(RuleLaunchBound, TinyKernelsLaunchedOneByOneAreFound) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(tiny_kernels(false), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(tiny_kernels(false));
   const Finding* finding = find(diagnosis, "launch-bound");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kHostOverhead);
@@ -51,7 +51,7 @@ TEST(RuleLaunchBound, TinyKernelsLaunchedOneByOneAreFound) {
 
 TEST(RuleLaunchBound, CompiledModelIsToldCudaGraphsNotCompile) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(tiny_kernels(false, "triton_poi_fused_add_mul_0"), {}));
+      testing::diagnose_trace(tiny_kernels(false, "triton_poi_fused_add_mul_0"));
   const Finding* finding = find(diagnosis, "launch-bound");
   ASSERT_NE(finding, nullptr);
   EXPECT_NE(finding->fix.find("mode=\"reduce-overhead\""), std::string::npos);
@@ -61,7 +61,7 @@ TEST(RuleLaunchBound, CompiledModelIsToldCudaGraphsNotCompile) {
 
 TEST(RuleLaunchBound, CompiledModelWithCudaGraphsIsToldToRemoveGraphBreaks) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(tiny_kernels(false, "triton_poi_fused_add_mul_0", true), {}));
+      testing::diagnose_trace(tiny_kernels(false, "triton_poi_fused_add_mul_0", true));
   const Finding* finding = find(diagnosis, "launch-bound");
   ASSERT_NE(finding, nullptr);
   EXPECT_NE(finding->fix.find("already runs under torch.compile with CUDA graphs"),
@@ -70,14 +70,14 @@ TEST(RuleLaunchBound, CompiledModelWithCudaGraphsIsToldToRemoveGraphBreaks) {
 }
 
 TEST(RuleLaunchBound, UncompiledModelIsToldToCompile) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(tiny_kernels(false), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(tiny_kernels(false));
   const Finding* finding = find(diagnosis, "launch-bound");
   ASSERT_NE(finding, nullptr);
   EXPECT_NE(finding->fix.find("torch.compile(model) to fuse"), std::string::npos);
 }
 
 TEST(RuleLaunchBound, WorkQueuedAheadIsNotHostWait) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(tiny_kernels(true), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(tiny_kernels(true));
   EXPECT_EQ(find(diagnosis, "launch-bound"), nullptr);
 }
 
@@ -99,14 +99,14 @@ TEST(RuleInferenceLaunchBound, BatchOfOneWithoutBackwardIsInference) {
       fixture.launched_kernel("gemv_kernel", call, call + 6, 4);
     }
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   ASSERT_FALSE(diagnosis.findings.empty());
   EXPECT_EQ(diagnosis.findings[0].id, "inference-launch-bound");
   EXPECT_NE(diagnosis.findings[0].fix.find("inference_mode"), std::string::npos);
 }
 
 TEST(RuleInferenceLaunchBound, TrainingStaysLaunchBound) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(tiny_kernels(false), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(tiny_kernels(false));
   ASSERT_FALSE(diagnosis.findings.empty());
   EXPECT_EQ(diagnosis.findings[0].id, "launch-bound");
 }

@@ -108,7 +108,7 @@ TEST(MemoryHeadroom, UnknownDeviceMemoryGivesNoHeadroom) {
 }
 
 TEST(RuleMemoryCapacity, FiresNearTheLimitWithTheLargerPartFirstInTheFix) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(training(300 * kMiB, false), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(training(300 * kMiB, false));
   const Finding* finding = testing::find_finding(diagnosis, "memory-capacity");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::kHigh);  // under half the margin
@@ -129,7 +129,7 @@ TEST(RuleMemoryCapacity, FiresNearTheLimitWithTheLargerPartFirstInTheFix) {
 
 TEST(RuleMemoryCapacity, BetweenHalfTheMarginAndTheMarginItIsAdviceNotTheVerdict) {
   // 700 MiB long-lived + 230 MiB activations + 20 MiB reserved on top: 74 MiB (7.2 %) free.
-  const Diagnosis diagnosis = diagnose(analyze_rank(training(230 * kMiB, false), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(training(230 * kMiB, false));
   const Finding* finding = testing::find_finding(diagnosis, "memory-capacity");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::kMedium);
@@ -148,7 +148,7 @@ TEST(RuleMemoryCapacity, ActivationHeavyPeakAdvisesAutocastAndCheckpointing) {
   r.fixture.op("aten::gelu", 50, 20);
   r.record(60, 0xB000, 1000 * kMiB);
   r.record(600, 0xB000, -1000 * kMiB);
-  const Diagnosis diagnosis = diagnose(analyze_rank(r.fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(r.fixture.load());
   const Finding* finding = testing::find_finding(diagnosis, "memory-capacity");
   ASSERT_NE(finding, nullptr);
   EXPECT_NE(finding->fix.find("torch.autocast"), std::string::npos);
@@ -159,7 +159,7 @@ TEST(RuleMemoryCapacity, ActivationHeavyPeakAdvisesAutocastAndCheckpointing) {
 }
 
 TEST(RuleMemoryCapacity, SilentWithRoomButTheHeadroomIsShown) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(training(100 * kMiB, false), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(training(100 * kMiB, false));
   EXPECT_EQ(testing::find_finding(diagnosis, "memory-capacity"), nullptr);
   ASSERT_EQ(diagnosis.memory_headroom.size(), 1U);
   // 800 MiB allocated + 20 MiB reserved on top: 204 MiB of 1024 free.

@@ -41,7 +41,7 @@ Trace steps_with_memory(std::int64_t leak) {
 }
 
 TEST(RuleMemoryGrowth, MemoryKeptAcrossStepsIsFoundWithTheAllocatingOp) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_memory(8 * kMiB), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_memory(8 * kMiB));
   const Finding* finding = find(diagnosis, "memory-growth");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::kHigh);
@@ -54,7 +54,7 @@ TEST(RuleMemoryGrowth, MemoryKeptAcrossStepsIsFoundWithTheAllocatingOp) {
 }
 
 TEST(RuleMemoryGrowth, StableMemoryIsFine) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(steps_with_memory(0), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_memory(0));
   EXPECT_EQ(find(diagnosis, "memory-growth"), nullptr);
 }
 
@@ -66,7 +66,7 @@ TEST(RuleAllocatorChurn, CudaMallocInSteadyStepsIsFound) {
     fixture.runtime("cudaMalloc", t0 + 2, 60, 9000 + s);
     fixture.launched_kernel("k", t0 + 70, t0 + 80, 900);
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   const Finding* finding = find(diagnosis, "allocator-churn");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 60'000);
@@ -88,7 +88,7 @@ TEST(RuleReservedUnused, FragmentedAllocatorIsFound) {
     fixture.memory(t0 + 100, 0x1000, kGiB, kGiB, 6 * kGiB);
     fixture.memory(t0 + 900, 0x1000, -kGiB, 0, 6 * kGiB);
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   const Finding* finding = nullptr;
   for (const Finding& f : diagnosis.findings) {
     if (f.id == "reserved-unused") finding = &f;
@@ -102,7 +102,7 @@ TEST(RuleReservedUnused, FragmentedAllocatorIsFound) {
     tight.launched_kernel("k", s * 1000.0 + 1, s * 1000.0 + 10, 900);
     tight.memory(s * 1000.0 + 100, 0x1000, kGiB, kGiB, kGiB + (kGiB >> 2));
   }
-  for (const Finding& f : diagnose(analyze_rank(tight.load(), {})).findings) {
+  for (const Finding& f : testing::diagnose_trace(tight.load()).findings) {
     EXPECT_NE(f.id, "reserved-unused");
   }
 }
@@ -124,7 +124,7 @@ TEST(RuleMemoryGrowth, HostMemoryGrowthIsFoundToo) {
     allocated += 4 << 20;
     fixture.memory(t0 + 160, 0x100000 + s * 0x1000, 4 << 20, allocated, 0, 0, -1);
   }
-  const Diagnosis diagnosis = diagnose(analyze_rank(fixture.load(), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   const Finding* finding = testing::find_finding(diagnosis, "memory-growth");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->title, "CPU memory grows 4.0 MiB every step");

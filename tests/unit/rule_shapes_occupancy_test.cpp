@@ -43,7 +43,7 @@ Trace steps_with_mm(const std::string& dims, const std::string& type, const std:
 
 TEST(RuleUnalignedShapes, OddHalfPrecisionDimsAreFound) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_mm("[[64, 1001], [1001, 4096]]", "c10::Half", ""), {}));
+      testing::diagnose_trace(steps_with_mm("[[64, 1001], [1001, 4096]]", "c10::Half", ""));
   const Finding* finding = find(diagnosis, "unaligned-shapes");
   ASSERT_NE(finding, nullptr);
   EXPECT_DOUBLE_EQ(finding->evidence[0].value, 0.5);
@@ -52,20 +52,18 @@ TEST(RuleUnalignedShapes, OddHalfPrecisionDimsAreFound) {
 
 TEST(RuleUnalignedShapes, AlignedOrFloat32IsFine) {
   EXPECT_EQ(
-      find(diagnose(analyze_rank(steps_with_mm("[[64, 1024], [1024, 4096]]", "c10::Half", ""), {})),
+      find(testing::diagnose_trace(steps_with_mm("[[64, 1024], [1024, 4096]]", "c10::Half", "")),
            "unaligned-shapes"),
       nullptr);
-  EXPECT_EQ(
-      find(diagnose(analyze_rank(steps_with_mm("[[64, 1001], [1001, 4096]]", "float", ""), {})),
-           "unaligned-shapes"),
-      nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(steps_with_mm("[[64, 1001], [1001, 4096]]", "float", "")),
+                 "unaligned-shapes"),
+            nullptr);
 }
 
 TEST(RuleLowOccupancy, BusyGpuWithFewBlocksIsFound) {
-  const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_mm("[[8, 1024], [1024, 1024]]", "c10::Half",
-                                          R"("blocks per SM":0.25,"est. achieved occupancy %":6)"),
-                            {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(
+      steps_with_mm("[[8, 1024], [1024, 1024]]", "c10::Half",
+                    R"("blocks per SM":0.25,"est. achieved occupancy %":6)"));
   ASSERT_EQ(find(diagnosis, "unaligned-shapes"), nullptr);
   // 500 µs of kernel in 1000 µs steps: utilization 50 %, under the 60 % threshold.
   EXPECT_EQ(find(diagnosis, "low-occupancy"), nullptr);
@@ -77,7 +75,7 @@ TEST(RuleLowOccupancy, BusyGpuWithFewBlocksIsFound) {
     with_args.kernel("gemv_kernel", s * 1000.0 + 10, 900, 300 + s, 7, 0, -1,
                      R"("blocks per SM":0.25,"est. achieved occupancy %":6)");
   }
-  const Diagnosis low = diagnose(analyze_rank(with_args.load(), {}));
+  const Diagnosis low = testing::diagnose_trace(with_args.load());
   const Finding* finding = find(low, "low-occupancy");
   ASSERT_NE(finding, nullptr);
   EXPECT_DOUBLE_EQ(finding->evidence[1].value, 100.0);

@@ -32,8 +32,7 @@ Trace steps_with_gemm(const std::string& gemm_name, int compute_major) {
 }
 
 TEST(RuleTensorCoresIdle, Fp32GemmOnAmpereIsFound) {
-  const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_gemm("ampere_sgemm_128x64_tn", 8), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_gemm("ampere_sgemm_128x64_tn", 8));
   const Finding* finding = find(diagnosis, "tensor-cores-idle");
   ASSERT_NE(finding, nullptr);
   EXPECT_NEAR(finding->evidence[1].value, 100.0 * 600 / 900, 1e-9);
@@ -46,14 +45,13 @@ TEST(RuleTensorCoresIdle, Fp32GemmOnAmpereIsFound) {
 
 TEST(RuleTensorCoresIdle, NoTensorCoresBeforeVolta) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_gemm("maxwell_sgemm_128x64_tn", 6), {}));
+      testing::diagnose_trace(steps_with_gemm("maxwell_sgemm_128x64_tn", 6));
   EXPECT_EQ(find(diagnosis, "tensor-cores-idle"), nullptr);
 }
 
 TEST(RuleTensorCoresIdle, TensorCoreKernelsAreFine) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(
-      steps_with_gemm("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas", 9),
-      {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(
+      steps_with_gemm("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas", 9));
   EXPECT_EQ(find(diagnosis, "tensor-cores-idle"), nullptr);
 }
 
@@ -69,7 +67,7 @@ TEST(RuleTensorCoresIdle, MixedPrecisionAlreadyInUseGetsNoPrecisionAdvice) {
                             t0 + 1, t0 + 10, 600);
     fixture.launched_kernel("ampere_sgemm_128x64_tn", t0 + 7, t0 + 610, 300);
   }
-  EXPECT_EQ(find(diagnose(analyze_rank(fixture.load(), {})), "tensor-cores-idle"), nullptr);
+  EXPECT_EQ(find(testing::diagnose_trace(fixture.load()), "tensor-cores-idle"), nullptr);
 }
 
 TEST(RuleTensorCoresIdle, MostlyFp32WithATensorCoreKernelIsStillFound) {
@@ -83,7 +81,7 @@ TEST(RuleTensorCoresIdle, MostlyFp32WithATensorCoreKernelIsStillFound) {
     fixture.launched_kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas",
                             t0 + 7, t0 + 610, 100);
   }
-  EXPECT_NE(find(diagnose(analyze_rank(fixture.load(), {})), "tensor-cores-idle"), nullptr);
+  EXPECT_NE(find(testing::diagnose_trace(fixture.load()), "tensor-cores-idle"), nullptr);
 }
 
 }  // namespace

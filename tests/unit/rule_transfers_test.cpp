@@ -31,7 +31,7 @@ Trace steps_with_copy(const std::string& copy_name, double kernel_start_us) {
 
 TEST(RuleTransfers, PageableCopyWithNothingBesideItIsFound) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_copy("Memcpy HtoD (Pageable -> Device)", 210), {}));
+      testing::diagnose_trace(steps_with_copy("Memcpy HtoD (Pageable -> Device)", 210));
   const Finding* finding = find(diagnosis, "transfers");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 200'000);
@@ -42,14 +42,14 @@ TEST(RuleTransfers, PageableCopyWithNothingBesideItIsFound) {
 
 TEST(RuleTransfers, PinnedCopiesAreNotFlagged) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_copy("Memcpy HtoD (Pinned -> Device)", 210), {}));
+      testing::diagnose_trace(steps_with_copy("Memcpy HtoD (Pinned -> Device)", 210));
   EXPECT_EQ(find(diagnosis, "transfers"), nullptr);
 }
 
 TEST(RuleTransfers, CopiesHiddenUnderKernelsAreNotFlagged) {
   // The kernel starts before the copy and covers it completely.
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_copy("Memcpy HtoD (Pageable -> Device)", 4.5), {}));
+      testing::diagnose_trace(steps_with_copy("Memcpy HtoD (Pageable -> Device)", 4.5));
   EXPECT_EQ(find(diagnosis, "transfers"), nullptr);
 }
 

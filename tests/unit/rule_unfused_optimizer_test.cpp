@@ -34,7 +34,7 @@ Trace steps_with_optimizer(int kernels, const std::string& name,
 
 TEST(RuleUnfusedOptimizer, PerParameterKernelsAreFound) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_optimizer(40, "vectorized_elementwise_kernel"), {}));
+      testing::diagnose_trace(steps_with_optimizer(40, "vectorized_elementwise_kernel"));
   const Finding* finding = find(diagnosis, "unfused-optimizer");
   ASSERT_NE(finding, nullptr);
   EXPECT_DOUBLE_EQ(finding->evidence[0].value, 40.0);
@@ -43,22 +43,22 @@ TEST(RuleUnfusedOptimizer, PerParameterKernelsAreFound) {
 }
 
 TEST(RuleUnfusedOptimizer, MultiTensorKernelsMeanItIsAlreadyFused) {
-  const Diagnosis diagnosis = diagnose(analyze_rank(
-      steps_with_optimizer(40, "void multi_tensor_apply_kernel<TensorListMetadata<4>>"), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(
+      steps_with_optimizer(40, "void multi_tensor_apply_kernel<TensorListMetadata<4>>"));
   EXPECT_EQ(find(diagnosis, "unfused-optimizer"), nullptr);
 }
 
 TEST(RuleUnfusedOptimizer, ForeachOpsMeanItIsAlreadyForeach) {
   // foreach=True whose kernels still come one per tensor (its slow path, e.g. mixed dtypes or
   // devices): the user already chose the multi-tensor optimizer, so no optimizer advice.
-  const Diagnosis diagnosis = diagnose(analyze_rank(
-      steps_with_optimizer(40, "vectorized_elementwise_kernel", "aten::_foreach_add_"), {}));
+  const Diagnosis diagnosis = testing::diagnose_trace(
+      steps_with_optimizer(40, "vectorized_elementwise_kernel", "aten::_foreach_add_"));
   EXPECT_EQ(find(diagnosis, "unfused-optimizer"), nullptr);
 }
 
 TEST(RuleUnfusedOptimizer, FewKernelsAreFine) {
   const Diagnosis diagnosis =
-      diagnose(analyze_rank(steps_with_optimizer(5, "vectorized_elementwise_kernel"), {}));
+      testing::diagnose_trace(steps_with_optimizer(5, "vectorized_elementwise_kernel"));
   EXPECT_EQ(find(diagnosis, "unfused-optimizer"), nullptr);
 }
 

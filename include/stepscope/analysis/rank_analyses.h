@@ -68,5 +68,7 @@ struct RankAnalyses {
 // Runs every analysis on one rank. The result borrows `trace` (see TraceRef): keep the trace
 // alive while the result is read.
 RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options);
+// A temporary trace would die before its analyses are read: keep it in a variable.
+RankAnalyses analyze_rank(const Trace&& trace, const AnalysisOptions& options) = delete;
 
 }  // namespace stepscope
