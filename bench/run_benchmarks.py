@@ -477,10 +477,11 @@ def bench_floor(
 
 
 def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: list[Row]) -> None:
-    size_label = f"{args.size_mb} MiB"
     plain = ensure_large_trace(args.workdir, args.size_mb, source, gz=False)
     compressed = ensure_large_trace(args.workdir, args.size_mb, source, gz=True)
     size = plain.stat().st_size
+    # The generator rounds up to whole copies of the source: the label is the real size.
+    size_label = f"{size / 2**20:,.0f} MiB"
     report = args.workdir / "large_report.json"
     one = run_median(analyze(stepscope, plain, threads=1), args.repeat, report)
     figures = import_figures(report)
@@ -540,7 +541,7 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
     rss_bytes = rss_trace.stat().st_size
     rows.append(
         target_row(
-            f"peak RSS, {rss_size} MiB .json (issue: 4 GB)",
+            f"peak RSS, {rss_trace.stat().st_size / 2**20:,.0f} MiB .json (issue: 4 GB)",
             rss_run.peak_rss_bytes / 2**20,
             "MiB",
             ratio=rss_run.peak_rss_bytes / rss_bytes,
