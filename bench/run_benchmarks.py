@@ -528,12 +528,14 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
     events = int(figures["events"])
     rss_size = args.rss_size_mb or args.size_mb
     if rss_size == args.size_mb:
+        how = "the larger of 1 and 2 threads"
         rss_trace, rss_run, rss_events = (
             plain,
             Run(0, max(one.peak_rss_bytes, two.peak_rss_bytes)),
             events,
         )
     else:
+        how = "threads by size, one run"
         rss_trace = ensure_large_trace(args.workdir, rss_size, source, gz=False)
         rss_report = args.workdir / "rss_report.json"
         rss_run = run_once(analyze(stepscope, rss_trace), rss_report)
@@ -550,7 +552,7 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
             ratio_unit="x file",
             baseline_name="file",
             baseline_value=rss_bytes / 2**20,
-            note=f"{rss_run.peak_rss_bytes / rss_events:.0f} B peak RSS per event",
+            note=f"{how}; {rss_run.peak_rss_bytes / rss_events:.0f} B peak RSS per event",
         )
     )
     rows.append(
