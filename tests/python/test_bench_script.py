@@ -1,0 +1,136 @@
+"""The pure helpers of bench/run_benchmarks.py (row verdicts, the table, the machine header) and
+its command line; no timings."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "run_benchmarks.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("run_benchmarks", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["run_benchmarks"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_judge(bench: ModuleType) -> None:
+    assert bench.judge(2.0, ">=", 1.8) is True
+    assert bench.judge(1.33, ">=", 1.8) is False
+    assert bench.judge(0.8, "<=", 0.8) is True
+    assert bench.judge(1.4, "<=", 0.8) is False
+    assert bench.judge(None, ">=", 1.0) is None
+    assert bench.judge(1.0, "", None) is None
+    with pytest.raises(ValueError):
+        bench.judge(1.0, "<", 1.0)
+
+
+def test_rows_and_table(bench: ModuleType) -> None:
+    hta = bench.target_row(
+        "analyze control vs HTA",
+        0.167,
+        "s",
+        ratio=3.84 / 0.167,
+        op=">=",
+        threshold=50,
+        baseline_name="HTA",
+        baseline_value=3.84,
+    )
+    assert hta.target == ">= 50x" and hta.met is False
+    speed = bench.target_row(
+        "1 GB .json", 620.0, "MB/s", ratio=None, op=">=", threshold=500, ratio_unit=" MB/s"
+    )
+    assert speed.target == ">= 500 MB/s" and speed.met is True  # judged on the value
+    info = bench.target_row("bytes per event", 122.0, "B", ratio=None, note="events")
+    assert info.met is None and info.target == ""
+    skipped = bench.skipped_row("1 GB .json.gz vs HTA", "--hta-large not given", ">=", 100)
+    assert skipped.met is None and skipped.value is None
+
+    lines = bench.format_rows([hta, speed, info, skipped])
+    assert lines[0].startswith("| figure | stepscope | baseline | ratio | target | verdict |")
+    assert lines[2] == (
+        "| analyze control vs HTA | 0.167 s | HTA 3.84 s | 23.0x | >= 50x | not met |"
+    )
+    assert lines[3] == "| 1 GB .json | 620 MB/s |  |  | >= 500 MB/s | met |"
+    assert lines[4] == "| bytes per event | 122 B |  |  |  | events |"
+    assert lines[5].endswith("| >= 100x | not measured: --hta-large not given |")
+    assert all(line.count("|") == 7 for line in lines)
+
+
+def test_format_number(bench: ModuleType) -> None:
+    assert bench.format_number(0) == "0"
+    assert bench.format_number(1234.5) == "1,234"
+    assert bench.format_number(23.04) == "23.0"
+    assert bench.format_number(1.337) == "1.34"
+    assert bench.format_number(0.01234) == "0.0123"
+
+
+def test_describe_machine(bench: ModuleType) -> None:
+    cpuinfo = "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nprocessor\t: 1\nmodel name\t: x\n"
+    meminfo = "MemTotal:       16384000 kB\nMemFree: 1 kB\nMemAvailable:    8192000 kB\n"
+    machine = bench.describe_machine(
+        cpuinfo,
+        meminfo,
+        stepscope_version="stepscope 0.1.0",
+        stepscope_path="/repo/build/dev/stepscope",
+        commit="abc123",
+        now=datetime.datetime(2026, 11, 26, 5, 0, tzinfo=datetime.timezone.utc),
+        load=(1.5, 2.0, 2.25),
+    )
+    assert machine["cpu"] == "AMD EPYC 7B13"
+    assert machine["memory"] == "15.6 GiB (7.8 GiB available)"
+    assert machine["date"] == "2026-11-26 05:00:00 UTC"
+    assert machine["load average at start"] == "1.50 2.00 2.25 (1, 5, 15 min)"
+    assert machine["stepscope"] == "stepscope 0.1.0 (/repo/build/dev/stepscope)"
+    for key in ("cores", "kernel", "python", "commit"):
+        assert machine[key]
+    header = bench.format_header(machine)
+    assert header[0].startswith("cpu:") and "AMD EPYC 7B13" in header[0]
+    assert bench.cpu_model("") and bench.meminfo_kib("", "MemTotal") is None
+    assert bench.format_load(None) == "unknown"
+
+
+def test_shim_is_not_a_binary(bench: ModuleType, tmp_path: Path) -> None:
+    shim = tmp_path / "stepscope"
+    shim.write_text('#!/usr/bin/env bash\nexec pyenv exec stepscope "$@"\n')
+    shim.chmod(0o755)
+    assert not bench.is_executable_binary(shim)
+    assert bench.is_executable_binary(Path(sys.executable).resolve())
+
+
+def test_ci_mode_arguments(bench: ModuleType) -> None:
+    args = bench.parse_args(["--ci"])
+    assert (args.size_mb, args.repeat, args.hta_large) == (100, 1, False)
+    args = bench.parse_args(["--ci", "--size-mb", "50", "--hta-large"])
+    assert (args.size_mb, args.hta_large) == (50, False)
+    full = bench.parse_args([])
+    assert (full.size_mb, full.repeat) == (1024, 3)
+
+
+def test_write_json_is_atomic(bench: ModuleType, tmp_path: Path) -> None:
+    out = tmp_path / "sub" / "rows.json"
+    bench.write_json(out, {"rows": [1]})
+    assert out.read_text() == '{\n  "rows": [\n    1\n  ]\n}\n'
+    assert [p.name for p in out.parent.iterdir()] == ["rows.json"]
+
+
+def test_help() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--ci", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert "--ci" in done.stdout and "issue 16" in done.stdout
