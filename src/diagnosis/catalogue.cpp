@@ -68,8 +68,8 @@ const std::vector<Rule>& all_rules() {
       {{"kv-cache-missing", "Generation without a KV cache", Bottleneck::kGpuCompute,
         ">= 4 successive forward passes, in a trace with no backward pass or optimizer, whose "
         "attention (scaled_dot_product_attention, bmm / matmul of Q·Kᵀ and P·V) has query length "
-        "= key length >= 2, growing by one each pass; cached decoding has query length 1 (needs "
-        "record_shapes=True)"},
+        "= key length >= 2, growing by one each pass with a token picked (argmax / topk / "
+        "multinomial) in between; cached decoding has query length 1 (needs record_shapes=True)"},
        rules::check_kv_cache_missing},
       {{"unfused-optimizer", "The optimizer steps one parameter at a time",
         Bottleneck::kHostOverhead,

@@ -27,12 +27,6 @@ bool is_matmul(std::string_view name) {
          name.find("scaled_dot_product") != std::string_view::npos;
 }
 
-// The ops that pick the next token from the logits: greedy, top-k / top-p, sampling.
-bool chooses_token(std::string_view name) {
-  return name == "aten::argmax" || name == "aten::multinomial" || name == "aten::topk" ||
-         name == "aten::sort" || name == "aten::max";
-}
-
 // Rows of the logits the op chose from (all dims but the last), or 0 when shapes are unknown.
 std::int64_t logit_rows(const Trace& trace, EventIndex op) {
   const EventArgs* args = trace.args_of(op);
@@ -111,6 +105,11 @@ GenerationSyncs generation_syncs(const RankAnalyses& rank) {
   result.per_token =
       static_cast<double>(mode->second) >= kMinAlikeShare * static_cast<double>(result.iterations);
   return result;
+}
+
+bool chooses_token(std::string_view name) {
+  return name == "aten::argmax" || name == "aten::multinomial" || name == "aten::topk" ||
+         name == "aten::sort" || name == "aten::max";
 }
 
 EventIndex issuing_op(const Trace& trace, EventIndex call) {

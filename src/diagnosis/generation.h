@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "stepscope/analysis/rank_analyses.h"
 
@@ -17,6 +18,10 @@ struct GenerationSyncs {
 };
 
 [[nodiscard]] GenerationSyncs generation_syncs(const RankAnalyses& rank);
+
+// An op that picks the next token from the logits: greedy (argmax, max), top-k / top-p (topk,
+// sort) or sampling (multinomial).
+[[nodiscard]] bool chooses_token(std::string_view name);
 
 // The outermost op under the step that led to a host call: the user's line of code is there.
 [[nodiscard]] EventIndex issuing_op(const Trace& trace, EventIndex call);

@@ -91,6 +91,7 @@ struct Generate {
   bool cache = false;
   Attention attention = Attention::kSdpa;
   bool backward = false;
+  bool pick = true;  // argmax picks a token after each pass (false: evaluation over batches)
 };
 
 // CPU trace, steps of 1000 µs, each one generation of 8 tokens after a 4-token prompt: per
@@ -118,6 +119,7 @@ Trace generate_trace(const Generate& g) {
         }
       }
       fixture.op("aten::linear", t + 85, 10, 1, -1, dims("[[1, " + query + ", 64], [64, 64], []]"));
+      if (g.pick) fixture.op("aten::argmax", t + 96, 2, 1, -1, dims("[[1, 100], [], []]"));
     }
     if (g.backward) {
       fixture.op("autograd::engine::evaluate_function: AddmmBackward0", t0 + 900, 80, 2);
@@ -142,7 +144,7 @@ TEST(RuleKvCacheMissing, FiresWhenTheQueryLengthGrowsByOnePerPass) {
   }
 }
 
-TEST(RuleKvCacheMissing, SilentWithACacheAndInTraining) {
+TEST(RuleKvCacheMissing, SilentWithACacheInTrainingAndWithoutTokenPicks) {
   for (const Attention attention : {Attention::kSdpa, Attention::kBmm}) {
     const Trace cached = generate_trace({.cache = true, .attention = attention});
     EXPECT_EQ(testing::find_finding(diagnose(analyze_rank(cached, {})), "kv-cache-missing"),
@@ -151,6 +153,9 @@ TEST(RuleKvCacheMissing, SilentWithACacheAndInTraining) {
   const Trace training = generate_trace({.backward = true});
   EXPECT_EQ(testing::find_finding(diagnose(analyze_rank(training, {})), "kv-cache-missing"),
             nullptr);
+  // Lengths growing by one with no token picked: batches sorted by length, not generation.
+  const Trace sorted = generate_trace({.pick = false});
+  EXPECT_EQ(testing::find_finding(diagnose(analyze_rank(sorted, {})), "kv-cache-missing"), nullptr);
 }
 
 }  // namespace

@@ -29,9 +29,6 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
   if (step_ns <= 0 || kept.empty()) return {};
   const IdleAttributionResult& idle = rank.idle_attribution;
   if (!idle.applicable) return {};
-  // A generation loop's per-token syncs are per-token-sync's, with the same idle and the advice
-  // for decoding: reporting them here too would count that idle twice.
-  if (generation_syncs(rank).per_token) return {};
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
   std::vector<EventRefs> calls;
@@ -51,6 +48,9 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
   const std::int64_t idle_per_step = idle.per_step_ns(IdleOwner::kHostDeviceSync);
   const double share = static_cast<double>(idle_per_step) / step_ns;
   if (sync_count == 0 || share < kThresholdShare) return {};
+  // A generation loop's per-token syncs are per-token-sync's, with the same idle and the advice
+  // for decoding: reporting them here too would count that idle twice.
+  if (generation_syncs(rank).per_token) return {};
 
   Finding finding;
   finding.id = "host-device-sync";

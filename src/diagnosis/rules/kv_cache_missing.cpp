@@ -7,9 +7,11 @@
 // Evidence: forward passes per kept step that recompute the sequence, the query lengths of the
 // longest run (attention ops as references), the share of their FLOPs that is wasted.
 // Threshold: >= 4 successive forward passes, in a trace with no backward pass and no optimizer,
-// whose attention has query length = key length >= 2 growing by exactly one each pass. A prompt
-// is encoded once at full length; only a loop that re-encodes it with one more token each time
-// grows by one, and four in a row rule out a coincidence of shapes.
+// whose attention has query length = key length >= 2 growing by exactly one each pass, a token
+// being picked between passes (argmax / topk / multinomial...). A prompt is encoded once at full
+// length; only a loop that re-encodes it with one more token each time grows by one, four in a
+// row rule out a coincidence of shapes, and the token pick rules out an evaluation loop over
+// batches sorted by length.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "diagnosis/gain.h"
+#include "diagnosis/generation.h"
 #include "diagnosis/inference.h"
 #include "diagnosis/input_dims.h"
 #include "diagnosis/rules/rules.h"
@@ -35,6 +38,7 @@ struct Pass {
   std::int64_t length = 0;
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
+  bool after_token = false;  // a token was picked since the previous pass
 };
 
 // The query length of an attention op that sees the whole sequence (query length = key length
@@ -67,17 +71,25 @@ std::vector<Pass> passes(const RankAnalyses& rank, std::vector<EventRefs>& refs)
   const EventTable& e = trace.events;
   std::vector<EventIndex> order;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (e.event_class[i] == EventClass::kOp && is_attention_candidate(trace.name_of(i))) {
+    const std::string_view name = trace.name_of(i);
+    if (e.event_class[i] == EventClass::kOp &&
+        (is_attention_candidate(name) || chooses_token(name))) {
       order.push_back(i);
     }
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](EventIndex a, EventIndex b) { return e.start_ns[a] < e.start_ns[b]; });
   std::vector<Pass> out;
+  bool picked = false;
   for (const EventIndex i : order) {
     const Step* step = step_at(rank.steps, e.start_ns[i]);
+    if (step == nullptr) continue;
+    if (chooses_token(trace.name_of(i))) {
+      picked = true;
+      continue;
+    }
     const EventArgs* args = trace.args_of(i);
-    if (step == nullptr || args == nullptr) continue;
+    if (args == nullptr) continue;
     const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
     if (!shapes) continue;
     const auto length = full_sequence_length(trace.name_of(i), *shapes);
@@ -86,18 +98,20 @@ std::vector<Pass> passes(const RankAnalyses& rank, std::vector<EventRefs>& refs)
     if (!out.empty() && out.back().length == *length) {
       out.back().end_ns = std::max(out.back().end_ns, e.end_ns(i));
     } else {
-      out.push_back({*length, e.start_ns[i], e.end_ns(i)});
+      out.push_back({*length, e.start_ns[i], e.end_ns(i), picked});
+      picked = false;
     }
   }
   return out;
 }
 
-// Runs of passes whose length grows by exactly one, of at least kMinGrowingPasses.
+// Runs of passes whose length grows by exactly one with a token picked in between, of at least
+// kMinGrowingPasses.
 std::vector<std::vector<Pass>> growing_runs(const std::vector<Pass>& all) {
   std::vector<std::vector<Pass>> runs;
   std::vector<Pass> run;
   for (const Pass& pass : all) {
-    if (!run.empty() && pass.length != run.back().length + 1) {
+    if (!run.empty() && (pass.length != run.back().length + 1 || !pass.after_token)) {
       if (run.size() >= kMinGrowingPasses) runs.push_back(run);
       run.clear();
     }

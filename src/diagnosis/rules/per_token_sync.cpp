@@ -76,11 +76,12 @@ std::vector<Finding> check_per_token_sync(const RankAnalyses& rank) {
                {}});
   finding.fix =
       "Keep the generated tokens on the GPU: append next_token to a GPU tensor with torch.cat "
-      "instead of calling next_token.item() or .tolist(), and check for EOS every N tokens "
-      "(e.g. (tokens == eos_id).any().item() every 16 steps, or a GPU-side `finished` mask); "
-      "decode with a StaticCache under torch.compile(mode=\"reduce-overhead\") (CUDA graphs) "
-      "so each token is one graph replay, or use Hugging Face model.generate(), which does "
-      "both.";
+      "instead of calling next_token.item() or .tolist() per token, and check for EOS every N "
+      "tokens (e.g. (tokens == eos_id).any().item() every 16 steps, or a GPU-side `finished` "
+      "mask). Then make each token cheap to launch: a static KV cache (transformers StaticCache, "
+      "model.generate(..., cache_implementation=\"static\")) with the forward under "
+      "torch.compile(mode=\"reduce-overhead\") replays each token as one CUDA graph, so the "
+      "host has the next token queued before the GPU runs dry.";
   finding.gain = make_gain(
       idle_per_step,
       static_cast<std::int64_t>(static_cast<double>(idle_per_step) * kLikelyRemovedShare), step_ns,
