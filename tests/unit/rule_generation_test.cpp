@@ -15,23 +15,25 @@ namespace {
 using testing::TraceFixture;
 
 struct Decode {
-  bool sync = true;       // next_token.item() per token
-  int logit_rows = 1;     // rows the argmax picks from (1: one sequence; 64: a batch)
-  bool backward = false;  // a training step instead
+  bool sync = true;         // next_token.item() per token
+  int logit_rows = 1;       // rows the argmax picks from (1: one sequence; 64: a batch)
+  bool backward = false;    // a training step instead
+  int tokens_per_step = 4;  // 1: profiler.step() after every token
 };
 
 std::string dims(const std::string& list) { return "\"Input Dims\": " + list; }
 
-// Steps of 1000 µs, four tokens each (250 µs): a linear layer whose kernel runs 135 µs, an argmax
-// over the logits, then `.item()` blocking 100 µs in cudaStreamSynchronize; the next token's
-// kernel starts 110 µs after the sync returns.
+// Steps of 250 µs per token (four tokens per step by default): a linear layer whose kernel runs 135
+// µs, an argmax over the logits, then `.item()` blocking 100 µs in cudaStreamSynchronize; the next
+// token's kernel starts 110 µs after the sync returns.
 Trace decode_trace(const Decode& d) {
   TraceFixture fixture;
   std::int64_t correlation = 1;
+  const double step_us = 250.0 * d.tokens_per_step;
   for (int s = 0; s < 3; ++s) {
-    const double t0 = s * 1000.0;
-    fixture.step(s, t0, 1000);
-    for (int k = 0; k < 4; ++k) {
+    const double t0 = s * step_us;
+    fixture.step(s, t0, step_us);
+    for (int k = 0; k < d.tokens_per_step; ++k) {
       const double t = t0 + k * 250.0;
       fixture.op("aten::linear", t + 1, 20, 1, -1, dims("[[1, 64], [64, 64], [64]]"));
       fixture.launched_kernel("gemv_kernel", t + 2, t + 5, 135);
@@ -44,7 +46,7 @@ Trace decode_trace(const Decode& d) {
       }
     }
     if (d.backward) {
-      fixture.op("autograd::engine::evaluate_function: AddmmBackward0", t0 + 960, 30, 2);
+      fixture.op("autograd::engine::evaluate_function: AddmmBackward0", t0 + step_us - 40, 30, 2);
     }
   }
   return fixture.load();
@@ -64,6 +66,15 @@ TEST(RulePerTokenSync, FiresOnADecodeLoopThatSyncsEveryToken) {
   EXPECT_EQ(f->gain.bound_ns, 400'000);
   EXPECT_LE(f->gain.likely_ns, f->gain.bound_ns);
   EXPECT_NE(f->fix.find("EOS every N tokens"), std::string::npos);
+}
+
+TEST(RulePerTokenSync, FiresWhenEachProfilerStepIsOneToken) {
+  const Trace trace = decode_trace({.tokens_per_step = 1});
+  const Diagnosis diagnosis = diagnose(analyze_rank(trace, {}));
+  const Finding* f = testing::find_finding(diagnosis, "per-token-sync");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(f->evidence[0].value, 1.0);
+  EXPECT_EQ(testing::find_finding(diagnosis, "host-device-sync"), nullptr);
 }
 
 TEST(RulePerTokenSync, SilentWithoutSyncs) {
