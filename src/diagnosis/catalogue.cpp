@@ -31,9 +31,10 @@ const std::vector<Rule>& all_rules() {
        rules::check_host_device_sync},
       {{"per-token-sync", "The generation loop syncs with the GPU at every token",
         Bottleneck::kHostDeviceSync,
-        "forward-only trace whose blocking calls each end a repeated forward pass that picks a "
-        "token (argmax / topk / multinomial over <= 8 rows of logits, 3 in 4 passes alike, >= 3 "
-        "passes); the GPU idle after them (second owner of idle) >= 3 % of the mean step, as for "
+        "forward-only trace whose blocking calls each end a repeated forward pass that embeds "
+        "token ids and picks a token (aten::embedding; argmax / topk / multinomial over <= 8 "
+        "rows of logits; 3 in 4 passes alike, >= 3 passes); the GPU idle after them (second owner "
+        "of idle) >= 3 % of the mean step, as for "
         "host-device-sync, which then stays silent so the idle is counted once"},
        rules::check_per_token_sync},
       {{"tensor-cores-idle", "Float32 matrix math on a GPU with tensor cores",

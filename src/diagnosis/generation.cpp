@@ -13,7 +13,8 @@ namespace stepscope {
 
 namespace {
 
-// Three tokens in a row, each a forward pass ending in a sync, already make a loop; 3 in 4
+// Three tokens in a row, each a forward pass (embedding token ids, picking a token) ending in a
+// sync, already make a loop; 3 in 4
 // iterations alike leaves room for the prompt's pass and the last token's.
 constexpr std::int64_t kMinIterations = 3;
 constexpr double kMinAlikeShare = 0.75;
@@ -42,6 +43,7 @@ std::int64_t logit_rows(const Trace& trace, EventIndex op) {
 struct Iteration {
   std::int64_t matmuls = 0;
   bool chose_token = false;
+  bool embeds = false;  // token ids enter the model: a language model, not an image classifier
 };
 
 // One iteration per blocking call; a sync with no matmul since the previous one belongs to the
@@ -67,6 +69,7 @@ std::vector<Iteration> iterations(const RankAnalyses& rank, std::int64_t& syncs)
     const std::string_view name = trace.name_of(i);
     if (e.event_class[i] == EventClass::kOp) {
       current.matmuls += is_matmul(name) ? 1 : 0;
+      current.embeds = current.embeds || name == "aten::embedding";
       if (chooses_token(name)) {
         const std::int64_t rows = logit_rows(trace, i);
         current.chose_token = current.chose_token || rows <= kMaxSequences;
@@ -77,6 +80,7 @@ std::vector<Iteration> iterations(const RankAnalyses& rank, std::int64_t& syncs)
     ++syncs;
     if (current.matmuls == 0 && !out.empty() && !step_changed) {
       out.back().chose_token = out.back().chose_token || current.chose_token;
+      out.back().embeds = out.back().embeds || current.embeds;
     } else {
       out.push_back(current);
     }
@@ -95,7 +99,7 @@ GenerationSyncs generation_syncs(const RankAnalyses& rank) {
   if (result.iterations < kMinIterations) return result;
   std::map<std::int64_t, std::int64_t> by_matmuls;
   for (const Iteration& it : loop) {
-    if (it.matmuls > 0 && it.chose_token) ++by_matmuls[it.matmuls];
+    if (it.matmuls > 0 && it.chose_token && it.embeds) ++by_matmuls[it.matmuls];
   }
   const auto mode =
       std::max_element(by_matmuls.begin(), by_matmuls.end(),

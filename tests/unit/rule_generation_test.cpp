@@ -19,6 +19,7 @@ struct Decode {
   int logit_rows = 1;       // rows the argmax picks from (1: one sequence; 64: a batch)
   bool backward = false;    // a training step instead
   int tokens_per_step = 4;  // 1: profiler.step() after every token
+  bool embedding = true;    // token ids enter the model (false: an image classifier served)
 };
 
 std::string dims(const std::string& list) { return "\"Input Dims\": " + list; }
@@ -35,6 +36,7 @@ Trace decode_trace(const Decode& d) {
     fixture.step(s, t0, step_us);
     for (int k = 0; k < d.tokens_per_step; ++k) {
       const double t = t0 + k * 250.0;
+      if (d.embedding) fixture.op("aten::embedding", t, 1, 1);
       fixture.op("aten::linear", t + 1, 20, 1, -1, dims("[[1, 64], [64, 64], [64]]"));
       fixture.launched_kernel("gemv_kernel", t + 2, t + 5, 135);
       fixture.op("aten::argmax", t + 25, 5, 1, -1,
@@ -84,12 +86,17 @@ TEST(RulePerTokenSync, SilentWithoutSyncs) {
   EXPECT_EQ(testing::find_finding(diagnosis, "host-device-sync"), nullptr);
 }
 
-TEST(RulePerTokenSync, BatchEvaluationAndTrainingSyncsAreHostDeviceSyncs) {
+TEST(RulePerTokenSync, BatchEvaluationServingAndTrainingSyncsAreHostDeviceSyncs) {
   // argmax over 64 rows: an evaluation loop's accuracy, not a token.
   const Trace batch = decode_trace({.logit_rows = 64});
   const Diagnosis evaluation = diagnose(analyze_rank(batch, {}));
   EXPECT_EQ(testing::find_finding(evaluation, "per-token-sync"), nullptr);
   EXPECT_NE(testing::find_finding(evaluation, "host-device-sync"), nullptr);
+  // One image at a time, `logits.argmax().item()` per request: no token ids, no generation.
+  const Trace served = decode_trace({.embedding = false});
+  const Diagnosis serving = diagnose(analyze_rank(served, {}));
+  EXPECT_EQ(testing::find_finding(serving, "per-token-sync"), nullptr);
+  EXPECT_NE(testing::find_finding(serving, "host-device-sync"), nullptr);
   const Trace train = decode_trace({.backward = true});
   const Diagnosis training = diagnose(analyze_rank(train, {}));
   EXPECT_EQ(testing::find_finding(training, "per-token-sync"), nullptr);

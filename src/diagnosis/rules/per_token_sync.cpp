@@ -4,8 +4,9 @@
 // decoding is already launch-heavy, and the sync stops the host from queueing ahead.
 //
 // A specialisation of host-device-sync: in a forward-only trace whose blocking calls each end a
-// repeated forward pass that picks a token (the same number of matrix multiplies, an argmax /
-// topk / multinomial over at most 8 rows of logits; diagnosis/generation.h), this rule reports
+// repeated forward pass that embeds token ids and picks a token (the same number of matrix
+// multiplies, aten::embedding, an argmax / topk / multinomial over at most 8 rows of logits;
+// diagnosis/generation.h), this rule reports
 // the syncs and host-device-sync stays silent. Both read the same owned idle (IdleOwner::
 // kHostDeviceSync, second owner of idle), so the cost is counted once, and the finding carries
 // the advice for generation instead of the advice for a training loop.
