@@ -110,6 +110,7 @@ struct Generate {
   Attention attention = Attention::kSdpa;
   bool backward = false;
   bool pick = true;  // argmax picks a token after each pass (false: evaluation over batches)
+  bool gpu = false;  // each attention op launches a 20 µs kernel
 };
 
 // CPU trace, steps of 1000 µs, each one generation of 8 tokens after a 4-token prompt: per
@@ -125,6 +126,7 @@ Trace generate_trace(const Generate& g) {
       const double t = t0 + 10 + k * 100.0;
       for (int layer = 0; layer < 2; ++layer) {
         const double at = t + layer * 40.0;
+        if (g.gpu) fixture.launched_kernel("attention_kernel", at + 1, at + 2, 20);
         if (g.attention == Attention::kSdpa) {
           fixture.op("aten::scaled_dot_product_attention", at, 30, 1, -1,
                      dims("[[1, 4, " + query + ", 16], [1, 4, " + key + ", 16], [1, 4, " + key +
@@ -160,6 +162,16 @@ TEST(RuleKvCacheMissing, FiresWhenTheQueryLengthGrowsByOnePerPass) {
     EXPECT_EQ(f->gain.likely_ns, f->gain.bound_ns / 2);
     EXPECT_NE(f->fix.find("past_key_values"), std::string::npos);
   }
+}
+
+TEST(RuleKvCacheMissing, OnAGpuTheGainIsTheWastedShareOfTheKernelTime) {
+  const Trace trace = generate_trace({.gpu = true});
+  const Diagnosis diagnosis = diagnose(analyze_rank(trace, {}));
+  const Finding* f = testing::find_finding(diagnosis, "kv-cache-missing");
+  ASSERT_NE(f, nullptr);
+  // 16 attention kernels of 20 µs per step, 52/60 of their FLOPs wasted; the idle between them
+  // is not counted (the idle-based findings own it).
+  EXPECT_EQ(f->gain.bound_ns, 320'000 * 52 / 60);
 }
 
 TEST(RuleKvCacheMissing, SilentWithACacheInTrainingAndWithoutTokenPicks) {
