@@ -47,7 +47,8 @@ struct Iteration {
 };
 
 // One iteration per blocking call; a sync with no matmul since the previous one belongs to the
-// previous iteration (`.item()` then an EOS check on the same token).
+// previous iteration (`.item()` then an EOS check on the same token, or a check right after
+// profiler.step()).
 std::vector<Iteration> iterations(const RankAnalyses& rank, std::int64_t& syncs) {
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
@@ -64,7 +65,6 @@ std::vector<Iteration> iterations(const RankAnalyses& rank, std::int64_t& syncs)
     const Step* step = step_at(rank.steps, e.start_ns[i]);
     if (step == nullptr) continue;
     if (step != current_step) current = {};
-    const bool step_changed = step != current_step;
     current_step = step;
     const std::string_view name = trace.name_of(i);
     if (e.event_class[i] == EventClass::kOp) {
@@ -78,7 +78,7 @@ std::vector<Iteration> iterations(const RankAnalyses& rank, std::int64_t& syncs)
     }
     if (!is_blocking_call(name)) continue;
     ++syncs;
-    if (current.matmuls == 0 && !out.empty() && !step_changed) {
+    if (current.matmuls == 0 && !out.empty()) {
       out.back().chose_token = out.back().chose_token || current.chose_token;
       out.back().embeds = out.back().embeds || current.embeds;
     } else {
