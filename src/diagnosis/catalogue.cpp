@@ -18,8 +18,7 @@ const std::vector<Rule>& all_rules() {
         "inference-launch-bound when the trace has no backward pass or optimizer and its matrix "
         "multiplies have a leading dimension of 1"},
        rules::check_launch_bound},
-      {{"host-work-idle", "The GPU idles while the host does other work",
-        Bottleneck::kHostOverhead,
+      {{"host-work-idle", "The GPU idles while the host does other work", Bottleneck::kHostOverhead,
         "GPU idle that no DataLoader wait, sync or late launch owns (the last owner of idle) "
         ">= 10 % of the mean step; idle at step boundaries is normal below that"},
        rules::check_host_work_idle},
@@ -30,6 +29,14 @@ const std::vector<Rule>& all_rules() {
         "owner of idle), >= 3 % of the mean step; one logging sync per step costs less on any "
         "step of a few milliseconds"},
        rules::check_host_device_sync},
+      {{"per-token-sync", "The generation loop syncs with the GPU at every token",
+        Bottleneck::kHostDeviceSync,
+        "forward-only trace whose blocking calls each end a repeated forward pass that embeds "
+        "token ids and picks a token (aten::embedding; argmax / topk / multinomial over <= 8 "
+        "rows of logits; 3 in 4 passes alike, >= 3 passes); the GPU idle after them (second owner "
+        "of idle) >= 3 % of the mean step, as for "
+        "host-device-sync, which then stays silent so the idle is counted once"},
+       rules::check_per_token_sync},
       {{"tensor-cores-idle", "Float32 matrix math on a GPU with tensor cores",
         Bottleneck::kGpuCompute,
         "fp32 GEMM / convolution kernels >= 10 % of kernel time on compute capability >= 7.0; "
@@ -59,6 +66,12 @@ const std::vector<Rule>& all_rules() {
         ">= 1 dropout mask (aten::bernoulli_, native_dropout, fused dropout kernels) per kept step "
         "in a trace with no backward pass and no optimizer; in eval() mode dropout draws none"},
        rules::check_dropout_in_inference},
+      {{"kv-cache-missing", "Generation without a KV cache", Bottleneck::kGpuCompute,
+        ">= 4 successive forward passes, in a trace with no backward pass or optimizer, whose "
+        "attention (scaled_dot_product_attention, bmm / matmul of Q·Kᵀ and P·V) has query length "
+        "= key length >= 2, growing by one each pass with a token picked (argmax / topk / "
+        "multinomial) in between; cached decoding has query length 1 (needs record_shapes=True)"},
+       rules::check_kv_cache_missing},
       {{"unfused-optimizer", "The optimizer steps one parameter at a time",
         Bottleneck::kHostOverhead,
         ">= 30 kernels per step inside Optimizer.step with no multi-tensor or fused kernel, and "

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "diagnosis/gain.h"
+#include "diagnosis/generation.h"
 #include "diagnosis/rules/rules.h"
 
 namespace stepscope::rules {
@@ -19,18 +20,6 @@ namespace {
 constexpr double kThresholdShare = 0.03;
 // Some syncs are needed (a loss printed every N steps): assume removing 80 % of the idle.
 constexpr double kLikelyRemovedShare = 0.8;
-
-// The outermost op under the step that led to the call: the user's line of code is there.
-EventIndex issuing_op(const Trace& trace, EventIndex call) {
-  const EventTable& e = trace.events;
-  EventIndex op = kNoEvent;
-  for (EventIndex at = e.parent[call]; at != kNoEvent; at = e.parent[at]) {
-    const std::string_view name = trace.name_of(at);
-    if (name.rfind("ProfilerStep#", 0) == 0) break;
-    if (e.event_class[at] == EventClass::kOp) op = at;
-  }
-  return op;
-}
 
 }  // namespace
 
@@ -59,6 +48,9 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
   const std::int64_t idle_per_step = idle.per_step_ns(IdleOwner::kHostDeviceSync);
   const double share = static_cast<double>(idle_per_step) / step_ns;
   if (sync_count == 0 || share < kThresholdShare) return {};
+  // A generation loop's per-token syncs are per-token-sync's, with the same idle and the advice
+  // for decoding: reporting them here too would count that idle twice.
+  if (generation_syncs(rank).per_token) return {};
 
   Finding finding;
   finding.id = "host-device-sync";

@@ -24,6 +24,8 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank);
 std::vector<Finding> check_low_occupancy(const RankAnalyses& rank);
 std::vector<Finding> check_autograd_in_inference(const RankAnalyses& rank);
 std::vector<Finding> check_dropout_in_inference(const RankAnalyses& rank);
+std::vector<Finding> check_per_token_sync(const RankAnalyses& rank);
+std::vector<Finding> check_kv_cache_missing(const RankAnalyses& rank);
 std::vector<Finding> check_memory_capacity(const RankAnalyses& rank);
 std::vector<Finding> check_framework_overhead(const RankAnalyses& rank);
 std::vector<Finding> check_cpu_collectives(const RankAnalyses& rank);
