@@ -218,7 +218,7 @@ struct DistributedInfo {
 };
 
 // The host conditions stepscope.torch.profile records under the trace's top-level key
-// `stepscope_host` (docs/json-schema/stepscope-host.md): torch.profiler itself records no thread
+// `stepscope_host` (docs/stepscope-host.md): torch.profiler itself records no thread
 // or core counts. A field is kAbsent when missing or wrongly typed (an import note says which).
 struct HostConditions {
   std::int64_t cores_available = kAbsent;   // len(os.sched_getaffinity(0))

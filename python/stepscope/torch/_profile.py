@@ -33,7 +33,7 @@ OVERHEAD_WARNING_RATIO = 1.25
 STEADY_STATE_RATIO = 1.2
 
 
-# The trace's top-level key for the host conditions (docs/json-schema/stepscope-host.md): a
+# The trace's top-level key for the host conditions (docs/stepscope-host.md): a
 # torch.profiler trace records no thread or core counts, and the thread-oversubscription rule
 # needs them.
 HOST_METADATA_KEY = "stepscope_host"

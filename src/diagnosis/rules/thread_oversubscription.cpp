@@ -5,7 +5,7 @@
 // the kernel has descheduled.
 //
 // A torch.profiler trace records no thread or core counts: the rule reads the `stepscope_host`
-// metadata that stepscope.torch.profile writes (docs/json-schema/stepscope-host.md) and is
+// metadata that stepscope.torch.profile writes (docs/stepscope-host.md) and is
 // silent without it. Threshold: threads asked for > cores available, where threads asked for =
 // local processes × intra-op threads + DataLoader workers × 1 (workers run with one intra-op
 // thread by default). At exactly one thread per core nothing waits for a core; above it some

@@ -395,7 +395,7 @@ std::int64_t host_count(simdjson::dom::object host, std::string_view key, std::i
   return kAbsent;
 }
 
-// The host conditions stepscope.torch.profile records (docs/json-schema/stepscope-host.md).
+// The host conditions stepscope.torch.profile records (docs/stepscope-host.md).
 // Optional data: anything unusable is noted and left absent, never an error.
 void read_host_conditions(const std::string& raw, std::uint64_t offset, ImportNotes& notes,
                           std::optional<HostConditions>& out) {
