@@ -77,7 +77,7 @@ def test_eight_processes_of_two_threads_are_oversubscribed(
     assert "thread-oversubscription" in found, sorted(found)
     finding = found["thread-oversubscription"]
     asked, available = finding.evidence[0], finding.evidence[1]
-    assert (asked.value, asked.unit) == (16, "threads")  # 8 processes × 2 threads + 0 workers
+    assert (asked.value, asked.unit) == (16, "threads")  # 8 processes x 2 threads + 0 workers
     assert (available.value, available.unit) == (cores(), "cores")
     assert f"torch.set_num_threads({max(1, cores() // 8)})" in finding.fix
     assert 0 < finding.expected_gain.likely_us_per_step <= finding.expected_gain.bound_us_per_step

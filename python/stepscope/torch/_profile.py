@@ -449,8 +449,9 @@ def profile(
     read the folder. The trace also records the host's conditions under the top-level key
     ``stepscope_host`` (cores available, intra- and inter-op threads, processes of the job on
     this host from ``LOCAL_WORLD_SIZE``, DataLoader worker processes), which torch.profiler does
-    not record and the thread-oversubscription rule reads. On leaving the block, the trace is analysed and ``prof.report`` holds the
-    diagnosis (``analyze=False`` defers that to the first use of ``prof.report``).
+    not record and the thread-oversubscription rule reads. On leaving the block, the trace is
+    analysed and ``prof.report`` holds the diagnosis (``analyze=False`` defers that to the
+    first use of ``prof.report``).
     """
     return Profile(
         steps=steps,
