@@ -40,8 +40,8 @@ def record(out: Path) -> sst.Profile:
     model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     inputs, targets = torch.randn(64, 256), torch.randn(64, 1)
-    with sst.profile(steps=3, out=out, wait=1, warmup=1) as prof:
-        for _ in range(5):
+    with sst.profile(steps=3, out=out, wait=2, warmup=1) as prof:
+        for _ in range(6):
             optimizer.zero_grad(set_to_none=True)
             torch.nn.functional.mse_loss(model(inputs), targets).backward()
             optimizer.step()
