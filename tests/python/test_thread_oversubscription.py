@@ -4,7 +4,8 @@ profile writes the host's conditions under ``stepscope_host``, and the rule read
 Oversubscription is simulated honestly on a small machine: LOCAL_WORLD_SIZE=8 says eight
 processes of the job share this host, each with torch.set_num_threads(2), which asks for 16
 threads of a machine with fewer cores (the test skips on a machine with 16 or more). One process
-of one thread fits any machine.
+of one thread fits any machine. DataLoader workers are the profiled process's children, one
+thread each.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from typing import Any
 import pytest
 
 torch = pytest.importorskip("torch")
+
+# Steps of a millisecond are noisy; the profile's timing warnings are not what is tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:stepscope.torch.profile:UserWarning")
 
 from stepscope import torch as sst  # noqa: E402
 
@@ -103,3 +107,21 @@ def test_without_local_world_size_one_process_is_the_default(
     host = host_metadata(record(tmp_path / "traces"))
     assert host["local_processes"] == 1
     assert host["local_processes_source"] == "default"
+
+
+def test_dataloader_workers_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: None
+) -> None:
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "1")
+    torch.set_num_threads(1)
+    data = torch.utils.data.TensorDataset(torch.randn(64, 8))
+    loader = torch.utils.data.DataLoader(data, batch_size=4, num_workers=2)
+    with sst.profile(steps=2, out=tmp_path / "traces", wait=1, warmup=1) as prof:
+        for _, (batch,) in zip(range(4), loader, strict=False):
+            batch.sum()
+            prof.step()
+    host = host_metadata(prof)
+    assert host["dataloader_workers"] == 2
+    # 1 process x 1 thread + 2 workers: oversubscribed only on a machine of fewer than 3 cores.
+    found = {f.id for f in prof.report.findings}
+    assert ("thread-oversubscription" in found) == (cores() < 3), sorted(found)
