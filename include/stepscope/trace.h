@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -216,11 +217,27 @@ struct DistributedInfo {
   std::int64_t world_size = kAbsent;
 };
 
+// The host conditions stepscope.torch.profile records under the trace's top-level key
+// `stepscope_host` (docs/stepscope-host.md): torch.profiler itself records no thread
+// or core counts. A field is kAbsent when missing or wrongly typed (an import note says which).
+struct HostConditions {
+  std::int64_t cores_available = kAbsent;   // len(os.sched_getaffinity(0))
+  std::int64_t cpu_count = kAbsent;         // os.cpu_count()
+  std::int64_t intra_op_threads = kAbsent;  // torch.get_num_threads()
+  std::int64_t inter_op_threads = kAbsent;  // torch.get_num_interop_threads()
+  std::int64_t local_processes = kAbsent;   // LOCAL_WORLD_SIZE, else 1
+  // "LOCAL_WORLD_SIZE", "default" (not distributed: 1), or "unknown" (torch.distributed
+  // initialised without LOCAL_WORLD_SIZE: 1 is a lower bound).
+  std::string local_processes_source;
+  std::int64_t dataloader_workers = kAbsent;  // child processes at the end of the profile
+};
+
 struct Trace {
   std::string source_path;
   std::int64_t rank = 0;
   RankSource rank_source = RankSource::kDefaultZero;
   DistributedInfo distributed;
+  std::optional<HostConditions> host;  // absent unless recorded by stepscope.torch.profile
   std::vector<DeviceProperties> devices;
   std::int64_t schema_version = kAbsent;
   std::int64_t base_time_ns = kAbsent;

@@ -83,6 +83,12 @@ const std::vector<Rule>& all_rules() {
         "host time between ops plus time inside ops under 20 µs >= 30 % of the mean step; fewer "
         "or longer ops mean the step is doing work"},
        rules::check_framework_overhead},
+      {{"thread-oversubscription", "CPU run: more threads than cores", Bottleneck::kHostOverhead,
+        "CPU-only trace recorded by stepscope.torch.profile (the `stepscope_host` metadata; "
+        "silent without it): local processes x intra-op threads + DataLoader workers x 1 > "
+        "cores available to the process; at one thread per core nothing waits for a core, "
+        "above it OpenMP barriers wait for descheduled threads"},
+       rules::check_thread_oversubscription},
       {{"memory-growth", "GPU memory grows step over step", Bottleneck::kMemoryCapacity,
         "allocated memory at the start of each kept step rises by > 1 MiB at every step "
         "boundary over >= 3 kept steps (needs profile_memory=True); reserved-unused: at the "

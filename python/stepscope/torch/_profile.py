@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import statistics
@@ -17,7 +18,7 @@ from types import TracebackType
 from typing import Any
 
 import torch
-from torch.profiler import ProfilerActivity
+from torch.profiler import ProfilerAction, ProfilerActivity
 
 from .. import Mode, Report, analyze
 
@@ -30,6 +31,58 @@ PHASES = ("forward", "backward", "optimizer", "data loading")
 OVERHEAD_WARNING_RATIO = 1.25
 # First half of the recorded steps slower than this many times the second half: still warming.
 STEADY_STATE_RATIO = 1.2
+
+
+# The trace's top-level key for the host conditions (docs/stepscope-host.md): a
+# torch.profiler trace records no thread or core counts, and the thread-oversubscription rule
+# needs them.
+HOST_METADATA_KEY = "stepscope_host"
+
+
+def _child_processes() -> list[int]:
+    """This process's children from /proc (Linux); empty where /proc cannot tell."""
+    children: list[int] = []
+    try:
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            children += [int(p) for p in (task / "children").read_text().split()]
+    except (OSError, ValueError):
+        return []
+    return children
+
+
+def _is_compile_worker(pid: int) -> bool:
+    """torch.compile's compile workers are children too, and idle while the loop runs."""
+    try:
+        return b"compile_worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def host_conditions() -> dict[str, Any]:
+    """The counts recorded under ``stepscope_host``: cores this process may run on, the
+    threads torch starts, processes of this job on this host, and child processes (DataLoader
+    workers, each with one intra-op thread by default) now."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    cpu_count = os.cpu_count()
+    cores = len(affinity(0)) if affinity is not None else cpu_count
+    local = os.environ.get("LOCAL_WORLD_SIZE", "")
+    if local.isdigit() and int(local) >= 1:
+        processes, source = int(local), "LOCAL_WORLD_SIZE"
+    elif torch.distributed.is_available() and torch.distributed.is_initialized():
+        # Other ranks may share this host, but nothing says how many: 1 is a lower bound.
+        processes, source = 1, "unknown"
+    else:
+        processes, source = 1, "default"
+    workers = [pid for pid in _child_processes() if not _is_compile_worker(pid)]
+    return {
+        "cores_available": cores,
+        "cpu_count": cpu_count,
+        "intra_op_threads": torch.get_num_threads(),
+        "inter_op_threads": torch.get_num_interop_threads(),
+        "local_processes": processes,
+        "local_processes_source": source,
+        "dataloader_workers": len(workers),
+    }
 
 
 class ProfileTooShortError(RuntimeError):
@@ -208,6 +261,7 @@ class Profile:
             else None
         )
         self._report: Report | None = None
+        self._host_recorded = False
         self._handler = torch.profiler.tensorboard_trace_handler(
             str(self.out), worker_name=self.worker_name, use_gzip=use_gzip
         )
@@ -249,6 +303,8 @@ class Profile:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        if self._profiler.current_action in (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE):
+            self._record_host()  # the block ends while recording: __exit__ writes the trace
         try:
             self._profiler.__exit__(kind, error, traceback)
         finally:
@@ -269,6 +325,12 @@ class Profile:
         self._check_measurements()
         if self._analyze and self.trace_files:
             self._report = analyze(self.trace_files[-1], mode=self.mode)
+
+    def _record_host(self) -> None:
+        """Host conditions into the trace being recorded (metadata added while it records)."""
+        if not self._host_recorded:
+            self._profiler.add_metadata_json(HOST_METADATA_KEY, json.dumps(host_conditions()))
+            self._host_recorded = True
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -297,6 +359,8 @@ class Profile:
     def step(self) -> None:
         """Mark the end of a training step (``ProfilerStep#N`` in the trace)."""
         self.step_seconds.append(time.perf_counter() - self._step_began)
+        if self._profiler.current_action == ProfilerAction.RECORD_AND_SAVE:
+            self._record_host()  # the last recorded step: the trace is written by step()
         self._profiler.step()
         self.steps_taken += 1
         self._step_began = time.perf_counter()
@@ -382,8 +446,12 @@ def profile(
     when the profiler's overhead shows or the step times were still falling. The
     trace is written as ``tensorboard_trace_handler`` writes it, ``out/<worker>.<ns>.pt.trace.json``
     (``worker`` defaults to ``<host>_<pid>``), so TensorBoard, HTA and ``stepscope analyze out/``
-    read the folder. On leaving the block, the trace is analysed and ``prof.report`` holds the
-    diagnosis (``analyze=False`` defers that to the first use of ``prof.report``).
+    read the folder. The trace also records the host's conditions under the top-level key
+    ``stepscope_host`` (cores available, intra- and inter-op threads, processes of the job on
+    this host from ``LOCAL_WORLD_SIZE``, DataLoader worker processes), which torch.profiler does
+    not record and the thread-oversubscription rule reads. On leaving the block, the trace is
+    analysed and ``prof.report`` holds the diagnosis (``analyze=False`` defers that to the
+    first use of ``prof.report``).
     """
     return Profile(
         steps=steps,

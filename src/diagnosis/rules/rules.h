@@ -29,5 +29,6 @@ std::vector<Finding> check_kv_cache_missing(const RankAnalyses& rank);
 std::vector<Finding> check_memory_capacity(const RankAnalyses& rank);
 std::vector<Finding> check_framework_overhead(const RankAnalyses& rank);
 std::vector<Finding> check_cpu_collectives(const RankAnalyses& rank);
+std::vector<Finding> check_thread_oversubscription(const RankAnalyses& rank);
 
 }  // namespace stepscope::rules

@@ -231,6 +231,9 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
         top_level_.device_properties.assign(raw);
       } else if (current_key_ == "distributedInfo") {
         top_level_.distributed_info.assign(raw);
+      } else if (current_key_ == "stepscope_host") {
+        top_level_.stepscope_host.assign(raw);
+        top_level_.stepscope_host_offset = base_offset_ + begin_;
       } else if (current_key_ == "schemaVersion") {
         top_level_.schema_version.assign(raw);
       } else if (current_key_ == "baseTimeNanoseconds") {

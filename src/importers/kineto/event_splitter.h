@@ -38,6 +38,8 @@ struct TopLevelFields {
   bool saw_trace_events = false;
   std::string device_properties;
   std::string distributed_info;
+  std::string stepscope_host;  // written by stepscope.torch.profile
+  std::uint64_t stepscope_host_offset = 0;
   std::string schema_version;
   std::string base_time_nanoseconds;
   std::string display_time_unit;

@@ -381,6 +381,50 @@ Status read_distributed_info(const std::string& raw, DistributedInfo& out) {
   return Done{};
 }
 
+// One count of `stepscope_host`: absent when missing; absent and noted when not an integer or
+// below `minimum` (a count of 0 cores or threads would divide by zero downstream).
+std::int64_t host_count(simdjson::dom::object host, std::string_view key, std::int64_t minimum,
+                        ImportNotes& notes, std::uint64_t offset) {
+  simdjson::dom::element value;
+  if (host[key].get(value) != simdjson::SUCCESS || value.is_null()) return kAbsent;
+  std::int64_t count = 0;
+  if (value.get_int64().get(count) == simdjson::SUCCESS && count >= minimum) return count;
+  notes.add("stepscope_host." + std::string(key) +
+                " is not an integer >= " + std::to_string(minimum) + ", treated as absent",
+            offset);
+  return kAbsent;
+}
+
+// The host conditions stepscope.torch.profile records (docs/stepscope-host.md).
+// Optional data: anything unusable is noted and left absent, never an error.
+void read_host_conditions(const std::string& raw, std::uint64_t offset, ImportNotes& notes,
+                          std::optional<HostConditions>& out) {
+  if (raw.empty()) return;
+  simdjson::dom::parser parser;
+  simdjson::dom::object host;
+  if (parser.parse(raw).get(host) != simdjson::SUCCESS) {
+    notes.add("stepscope_host is not a JSON object, ignored", offset);
+    return;
+  }
+  HostConditions conditions;
+  conditions.cores_available = host_count(host, "cores_available", 1, notes, offset);
+  conditions.cpu_count = host_count(host, "cpu_count", 1, notes, offset);
+  conditions.intra_op_threads = host_count(host, "intra_op_threads", 1, notes, offset);
+  conditions.inter_op_threads = host_count(host, "inter_op_threads", 1, notes, offset);
+  conditions.local_processes = host_count(host, "local_processes", 1, notes, offset);
+  conditions.dataloader_workers = host_count(host, "dataloader_workers", 0, notes, offset);
+  simdjson::dom::element source;
+  if (host["local_processes_source"].get(source) == simdjson::SUCCESS && !source.is_null()) {
+    std::string_view text;
+    if (source.get_string().get(text) == simdjson::SUCCESS) {
+      conditions.local_processes_source = text;
+    } else {
+      notes.add("stepscope_host.local_processes_source is not a string, treated as absent", offset);
+    }
+  }
+  out = std::move(conditions);
+}
+
 std::int64_t scalar_integer(const std::string& raw) {
   std::string_view text = raw;
   if (text.size() >= 2 && text.front() == '"') text = text.substr(1, text.size() - 2);
@@ -400,6 +444,8 @@ Status TraceBuilder::finish(const TopLevelFields& top_level) {
   if (Status s = read_distributed_info(top_level.distributed_info, trace_.distributed); !s) {
     return s;
   }
+  read_host_conditions(top_level.stepscope_host, top_level.stepscope_host_offset, notes_,
+                       trace_.host);
   trace_.schema_version = scalar_integer(top_level.schema_version);
   trace_.base_time_ns = scalar_integer(top_level.base_time_nanoseconds);
   std::string_view unit = top_level.display_time_unit;
