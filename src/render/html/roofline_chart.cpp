@@ -62,8 +62,9 @@ std::string axes(const Plot& p) {
         kLeft, kWidth - kRight, p.py(v), kLeft - 6, p.py(v) + 4, number(v));
   }
   out += fmt::format(
-      "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity "
-      "(FLOP/byte)</text>\n<text class=\"axis\" x=\"12\" y=\"{}\" transform=\"rotate(-90 12 {})\" "
+      "<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity "
+      "(FLOP/byte)</text>\n<text class=\"axis-label\" x=\"12\" y=\"{}\" transform=\"rotate(-90 12 "
+      "{})\" "
       "text-anchor=\"middle\">TFLOP/s</text>\n",
       (kLeft + kWidth - kRight) / 2, kHeight - 6, kHeight / 2, kHeight / 2);
   return out;
@@ -107,15 +108,17 @@ std::string chart(const ComputeEfficiencyResult& e, const std::vector<const OpFl
   double x_lo = ridge / 10;
   double x_hi = ridge * 10;
   double y_lo = peak / 1000;
+  double y_hi = peak * 1.5;  // a rate above the datasheet peak (a wrong count) stays on the chart
   for (const OpFlops* op : ops) {
     x_lo = std::min(x_lo, *op->intensity);
     x_hi = std::max(x_hi, *op->intensity);
     y_lo = std::min(y_lo, op->achieved_tflops);
+    y_hi = std::max(y_hi, op->achieved_tflops);
   }
   const LogAxis x(x_lo, x_hi);
   // The roof at the left edge must fit too.
   y_lo = std::min(y_lo, std::pow(10.0, x.lo_exp) * bandwidth / 1e3);
-  const Plot p{x, LogAxis(y_lo, peak * 1.5)};
+  const Plot p{x, LogAxis(y_lo, y_hi)};
   std::string out = fmt::format(
       "<svg class=\"chart roofline\" data-chart=\"roofline\" data-bars=\"{}\" viewBox=\"0 0 {} "
       "{}\" role=\"img\" aria-label=\"Roofline\" xmlns=\"http://www.w3.org/2000/svg\">\n",
