@@ -1,5 +1,6 @@
 // FLOPs from shapes match the formulas exactly, outermost ops count once, and MFU is the
-// achieved rate over the datasheet peak of the trace's device.
+// achieved rate over the datasheet peak of the trace's device; bytes and intensity match their
+// formulas, and the ridge point splits memory-bound from compute-bound ops.
 #include "stepscope/analysis/compute_efficiency.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,8 @@
 // Compute efficiency: floating-point operations of the matrix multiplies and convolutions (and,
 // where the trace carries its `flops`, of every op the profiler counts), what rate they ran at, and
-// the share of the device's peak the step achieves (model FLOPs utilisation, MFU).
+// the share of the device's peak the step achieves (model FLOPs utilisation, MFU). Each op also
+// gets a roofline position: bytes moved from its shapes, FLOP per byte, and whether that puts it
+// under the memory-bandwidth slope or the flat compute peak of the device.
 #pragma once
 
 #include <cstdint>
