@@ -101,26 +101,23 @@ std::optional<double> conv_flops(const Shape& input, const Shape& weight, const 
 double elements(const Shape& dims) { return product(dims, 0, dims.size()); }
 
 // Elements an op reads (every input, the bias included) and writes (its output).
+// Rows of `a` (every dimension but the last) times `columns`: a matrix product's output.
+double product_output(const Shape& a, std::int64_t columns) {
+  return product(a, 0, a.size() - 1) * static_cast<double>(columns);
+}
+
+// Elements an op reads (every input, the bias included) and writes (its output).
 std::optional<double> moved_elements(std::string_view op, const std::vector<Shape>& shapes,
                                      const std::vector<std::string>& concrete) {
   double read = 0;
   for (const Shape& s : shapes) read += s.empty() ? 0 : elements(s);
-  if (op == "aten::mm")
-    return read + elements(shapes[0]) / static_cast<double>(shapes[0].back()) *
-                      static_cast<double>(shapes[1].back());
+  if (op == "aten::mm" || op == "aten::bmm") {
+    return read + product_output(shapes[0], shapes[1].back());
+  }
   if (op == "aten::addmm" || op == "aten::baddbmm") {
-    const Shape& a = shapes[1];
-    return read +
-           elements(a) / static_cast<double>(a.back()) * static_cast<double>(shapes[2].back());
+    return read + product_output(shapes[1], shapes[2].back());
   }
-  if (op == "aten::bmm") {
-    return read + elements(shapes[0]) / static_cast<double>(shapes[0].back()) *
-                      static_cast<double>(shapes[1].back());
-  }
-  if (op == "aten::linear") {
-    return read + elements(shapes[0]) / static_cast<double>(shapes[0].back()) *
-                      static_cast<double>(shapes[1][0]);
-  }
+  if (op == "aten::linear") return read + product_output(shapes[0], shapes[1][0]);
   const std::optional<ConvArgs> args = conv_args(op, concrete);
   if (!args) return std::nullopt;
   const std::optional<double> outputs = conv_outputs(shapes[0], shapes[1], *args);
