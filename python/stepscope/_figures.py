@@ -498,6 +498,11 @@ class OpFlops(TypedDict):
     time_us: float
     achieved_tflops: float
     source: str
+    bytes: float
+    intensity: float | None
+    bound: str
+    attainable_tflops: float | None
+    attainable_share: float | None
 
 
 class ComputeEfficiency(TypedDict):
@@ -510,6 +515,8 @@ class ComputeEfficiency(TypedDict):
     peak_tflops: float
     mfu: float | None
     peak_source: str
+    peak_bandwidth_gbps: float
+    ridge_point: float | None
     ops: list[OpFlops]
 
 

@@ -63,8 +63,8 @@ std::vector<std::int64_t> integers(std::string_view text, std::size_t dims) {
   return out;
 }
 
-// 2 · N · C_out · prod(output spatial) · (C_in / groups) · prod(kernel).
-std::optional<double> conv_flops(const Shape& input, const Shape& weight, const ConvArgs& args) {
+// N · C_out · prod(output spatial): the elements of a convolution's output.
+std::optional<double> conv_outputs(const Shape& input, const Shape& weight, const ConvArgs& args) {
   if (input.size() < 3 || weight.size() != input.size()) return std::nullopt;
   const std::size_t dims = input.size() - 2;
   const std::vector<std::int64_t> stride = integers(args.stride, dims);
@@ -88,7 +88,41 @@ std::optional<double> conv_flops(const Shape& input, const Shape& weight, const 
     if (out < 1) return std::nullopt;
     outputs *= static_cast<double>(out);
   }
-  return 2.0 * outputs * product(weight, 1, weight.size());
+  return outputs;
+}
+
+// 2 · N · C_out · prod(output spatial) · (C_in / groups) · prod(kernel).
+std::optional<double> conv_flops(const Shape& input, const Shape& weight, const ConvArgs& args) {
+  const std::optional<double> outputs = conv_outputs(input, weight, args);
+  if (!outputs) return std::nullopt;
+  return 2.0 * *outputs * product(weight, 1, weight.size());
+}
+
+double elements(const Shape& dims) { return product(dims, 0, dims.size()); }
+
+// Elements an op reads (every input, the bias included) and writes (its output).
+// Rows of `a` (every dimension but the last) times `columns`: a matrix product's output.
+double product_output(const Shape& a, std::int64_t columns) {
+  return product(a, 0, a.size() - 1) * static_cast<double>(columns);
+}
+
+// Elements an op reads (every input, the bias included) and writes (its output).
+std::optional<double> moved_elements(std::string_view op, const std::vector<Shape>& shapes,
+                                     const std::vector<std::string>& concrete) {
+  double read = 0;
+  for (const Shape& s : shapes) read += s.empty() ? 0 : elements(s);
+  if (op == "aten::mm" || op == "aten::bmm") {
+    return read + product_output(shapes[0], shapes[1].back());
+  }
+  if (op == "aten::addmm" || op == "aten::baddbmm") {
+    return read + product_output(shapes[1], shapes[2].back());
+  }
+  if (op == "aten::linear") return read + product_output(shapes[0], shapes[1][0]);
+  const std::optional<ConvArgs> args = conv_args(op, concrete);
+  if (!args) return std::nullopt;
+  const std::optional<double> outputs = conv_outputs(shapes[0], shapes[1], *args);
+  if (!outputs) return std::nullopt;
+  return read + *outputs;
 }
 
 // The strings of `Concrete Inputs`, e.g. ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"].
@@ -117,25 +151,36 @@ struct PeakRow {
   std::string_view device;  // matched as a substring of the device name
   double half;              // bf16 / fp16 dense tensor-core peak, 10^12 FLOP/s
   double single;            // fp32 (no TF32: PyTorch's default for matmul)
+  double bandwidth;         // device memory (HBM / GDDR) bandwidth, 10^9 B/s
   std::string_view source;
 };
 
-// Dense (no sparsity) peaks from the vendors' datasheets. More specific names first.
+// Dense (no sparsity) peaks and memory bandwidth from the vendors' datasheets. More specific
+// names first: the A100 80GB parts have faster HBM2e than the 40GB one.
 constexpr std::array kPeaks{
-    PeakRow{"H100 PCIe", 756.0, 51.2, "NVIDIA H100 datasheet (PCIe)"},
-    PeakRow{"H100", 989.4, 66.9, "NVIDIA H100 datasheet (SXM)"},
-    PeakRow{"H200", 989.4, 66.9, "NVIDIA H200 datasheet (SXM)"},
-    PeakRow{"A100", 312.0, 19.5, "NVIDIA A100 datasheet"},
-    PeakRow{"A10G", 70.0, 35.0, "NVIDIA A10G (AWS) figures"},
-    PeakRow{"A10", 125.0, 31.2, "NVIDIA A10 datasheet"},
-    PeakRow{"L40S", 362.1, 91.6, "NVIDIA L40S datasheet"},
-    PeakRow{"L4", 121.0, 30.3, "NVIDIA L4 datasheet"},
-    PeakRow{"V100", 125.0, 15.7, "NVIDIA V100 datasheet (SXM2)"},
-    PeakRow{"T4", 65.0, 8.1, "NVIDIA T4 datasheet"},
-    PeakRow{"MI300X", 1307.4, 163.4, "AMD Instinct MI300X datasheet"},
-    PeakRow{"MI250X", 383.0, 47.9, "AMD Instinct MI250X datasheet"},
-    PeakRow{"MI250", 362.1, 45.3, "AMD Instinct MI250 datasheet"},
+    PeakRow{"H100 PCIe", 756.0, 51.2, 2000.0, "NVIDIA H100 datasheet (PCIe)"},
+    PeakRow{"H100", 989.4, 66.9, 3350.0, "NVIDIA H100 datasheet (SXM)"},
+    PeakRow{"H200", 989.4, 66.9, 4800.0, "NVIDIA H200 datasheet (SXM)"},
+    PeakRow{"A100-SXM4-80GB", 312.0, 19.5, 2039.0, "NVIDIA A100 datasheet (80GB SXM)"},
+    PeakRow{"A100 80GB PCIe", 312.0, 19.5, 1935.0, "NVIDIA A100 datasheet (80GB PCIe)"},
+    PeakRow{"A100", 312.0, 19.5, 1555.0, "NVIDIA A100 datasheet (40GB)"},
+    PeakRow{"A10G", 70.0, 35.0, 600.0, "NVIDIA A10G (AWS) figures"},
+    PeakRow{"A10", 125.0, 31.2, 600.0, "NVIDIA A10 datasheet"},
+    PeakRow{"L40S", 362.1, 91.6, 864.0, "NVIDIA L40S datasheet"},
+    PeakRow{"L4", 121.0, 30.3, 300.0, "NVIDIA L4 datasheet"},
+    PeakRow{"V100", 125.0, 15.7, 900.0, "NVIDIA V100 datasheet (SXM2)"},
+    PeakRow{"T4", 65.0, 8.1, 320.0, "NVIDIA T4 datasheet"},
+    PeakRow{"MI300X", 1307.4, 163.4, 5300.0, "AMD Instinct MI300X datasheet"},
+    PeakRow{"MI250X", 383.0, 47.9, 3276.8, "AMD Instinct MI250X datasheet"},
+    PeakRow{"MI250", 362.1, 45.3, 3276.8, "AMD Instinct MI250 datasheet"},
 };
+
+const PeakRow* device_row(std::string_view device_name) {
+  for (const PeakRow& row : kPeaks) {
+    if (device_name.find(row.device) != std::string_view::npos) return &row;
+  }
+  return nullptr;
+}
 
 bool is_half(std::string_view dtype) {
   return dtype.find("BFloat16") != std::string_view::npos ||
@@ -146,6 +191,7 @@ bool is_half(std::string_view dtype) {
 struct Counted {
   double flops = 0;
   bool from_trace = false;
+  std::optional<double> bytes;  // where the shapes and the dtype tell them
 };
 
 bool counts_flops(std::string_view name) {
@@ -158,14 +204,22 @@ bool counts_flops(std::string_view name) {
 std::optional<Counted> counted_flops(const Trace& trace, EventIndex i) {
   const EventArgs* args = trace.args_of(i);
   if (args == nullptr) return std::nullopt;
-  if (args->flops > 0) return Counted{static_cast<double>(args->flops), true};
-  if (!counts_flops(trace.name_of(i))) return std::nullopt;  // before parsing any shape
+  const bool by_trace = args->flops > 0;
+  if (!by_trace && !counts_flops(trace.name_of(i))) return std::nullopt;  // before any parsing
+  std::optional<Counted> out;
+  if (by_trace) out = Counted{static_cast<double>(args->flops), true, std::nullopt};
+  if (!counts_flops(trace.name_of(i))) return out;
   const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
-  if (!shapes) return std::nullopt;
-  const std::optional<double> flops = op_flops(
-      trace.name_of(i), *shapes, concrete_strings(trace.strings.view(args->concrete_inputs)));
-  if (!flops) return std::nullopt;
-  return Counted{*flops, false};
+  if (!shapes) return out;
+  const auto concrete = concrete_strings(trace.strings.view(args->concrete_inputs));
+  if (!out) {
+    const std::optional<double> flops = op_flops(trace.name_of(i), *shapes, concrete);
+    if (!flops) return std::nullopt;
+    out = Counted{*flops, false, std::nullopt};
+  }
+  const auto size = dtype_size(first_dtype(trace.strings.view(args->input_types)));
+  if (size) out->bytes = op_bytes(trace.name_of(i), *shapes, concrete, *size);
+  return out;
 }
 
 // Kept steps are in time order and do not overlap.
@@ -220,14 +274,47 @@ std::optional<double> op_flops(std::string_view op, const std::vector<Shape>& sh
   return std::nullopt;
 }
 
+std::optional<double> op_bytes(std::string_view op, const std::vector<Shape>& shapes,
+                               const std::vector<std::string>& concrete, double dtype_size) {
+  // op_flops first: it checks the shapes agree, so the element counts below are sound.
+  if (!op_flops(op, shapes, concrete)) return std::nullopt;
+  const std::optional<double> moved = moved_elements(op, shapes, concrete);
+  if (!moved) return std::nullopt;
+  return *moved * dtype_size;
+}
+
+std::optional<double> dtype_size(std::string_view dtype) {
+  if (is_half(dtype)) return 2;
+  if (dtype == "float" || dtype == "float32") return 4;
+  if (dtype == "double" || dtype == "float64") return 8;
+  if (dtype.find("Float8") != std::string_view::npos) return 1;
+  return std::nullopt;
+}
+
 PeakFlops peak_flops(std::string_view device_name, std::string_view dtype) {
-  for (const PeakRow& row : kPeaks) {
-    if (device_name.find(row.device) == std::string_view::npos) continue;
-    if (is_half(dtype)) return {row.half, row.source};
-    if (dtype == "float" || dtype == "float32") return {row.single, row.source};
-    return {};
-  }
+  const PeakRow* row = device_row(device_name);
+  if (row == nullptr) return {};
+  if (is_half(dtype)) return {row->half, row->source};
+  if (dtype == "float" || dtype == "float32") return {row->single, row->source};
   return {};
+}
+
+PeakBandwidth peak_bandwidth(std::string_view device_name) {
+  const PeakRow* row = device_row(device_name);
+  if (row == nullptr) return {};
+  return {row->bandwidth, row->source};
+}
+
+void place_on_roofline(OpFlops& op, double peak_tflops, double bandwidth_gbps) {
+  op.bound = "unknown";
+  op.attainable_tflops.reset();
+  op.attainable_share.reset();
+  if (!op.intensity || peak_tflops <= 0 || bandwidth_gbps <= 0) return;
+  // The ridge point, FLOP per byte: below it the memory feeds the units slower than they compute.
+  const double ridge = peak_tflops * 1e3 / bandwidth_gbps;
+  op.bound = *op.intensity < ridge ? "memory_bound" : "compute_bound";
+  op.attainable_tflops = std::min(peak_tflops, *op.intensity * bandwidth_gbps / 1e3);
+  if (op.achieved_tflops > 0) op.attainable_share = op.achieved_tflops / *op.attainable_tflops;
 }
 
 ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult& steps,
@@ -241,7 +328,7 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
   const EventTable& e = trace.events;
   std::unordered_map<EventIndex, std::size_t> counted;  // op -> row in `ops`
   std::map<std::pair<std::string, std::string>, std::size_t> rows;
-  std::vector<double> op_flops;
+  std::vector<std::int64_t> calls_with_bytes;  // per row: an intensity needs every call's bytes
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (e.event_class[i] != EventClass::kOp) continue;
     const std::optional<Counted> c = counted_flops(trace, i);
@@ -257,12 +344,19 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
     const auto key = std::make_pair(std::string(trace.name_of(i)), dtype);
     auto [it, fresh] = rows.emplace(key, result.ops.size());
     if (fresh) {
-      result.ops.push_back(
-          OpFlops{key.first, dtype, 0, 0, 0, 0, c->from_trace ? "trace" : "shapes"});
+      OpFlops& fresh_row = result.ops.emplace_back();
+      fresh_row.name = key.first;
+      fresh_row.dtype = dtype;
+      fresh_row.source = c->from_trace ? "trace" : "shapes";
+      calls_with_bytes.push_back(0);
     }
     OpFlops& row = result.ops[it->second];
     ++row.calls;
     row.flops += c->flops;
+    if (c->bytes) {
+      row.bytes += *c->bytes;
+      ++calls_with_bytes[it->second];
+    }
     counted.emplace(i, it->second);
   }
   if (result.ops.empty()) {
@@ -280,6 +374,11 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
     } else {
       result.ops[row].time_ns += e.dur_ns[op];
     }
+  }
+  for (std::size_t r = 0; r < result.ops.size(); ++r) {
+    OpFlops& row = result.ops[r];
+    if (calls_with_bytes[r] == row.calls && row.bytes > 0) row.intensity = row.flops / row.bytes;
+    if (calls_with_bytes[r] != row.calls) row.bytes = 0;
   }
   double total = 0;
   std::map<std::string, double> by_dtype;
@@ -306,6 +405,15 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
     result.peak_tflops = peak.tflops;
     result.peak_source = std::string(peak.source);
     if (peak.tflops > 0) result.mfu = result.achieved_tflops_per_step / peak.tflops;
+    result.peak_bandwidth_gbps = peak_bandwidth(result.device_name).gbps;
+    if (peak.tflops > 0 && result.peak_bandwidth_gbps > 0) {
+      result.ridge_point = peak.tflops * 1e3 / result.peak_bandwidth_gbps;
+    }
+  }
+  // Each op under the roof of its own dtype's peak (a float op beside bf16 ones has a lower one).
+  for (OpFlops& row : result.ops) {
+    place_on_roofline(row, peak_flops(result.device_name, row.dtype).tflops,
+                      result.peak_bandwidth_gbps);
   }
   return result;
 }

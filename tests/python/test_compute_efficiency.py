@@ -52,3 +52,11 @@ def test_matmul_and_convolution_flops_match_the_formulas(tmp_path: Path) -> None
     assert ops["aten::conv2d"]["flops"] == steps * 2 * 2 * 8 * out * out * (4 // 2) * 3 * 3
     assert "aten::convolution" not in ops  # inside conv2d: counted once
     assert efficiency["mfu"] is None  # no GPU, no peak
+    # Bytes: each input read once, the output written once, 4 bytes per float.
+    mm_bytes = steps * 4 * (64 * 128 + 128 * 32 + 64 * 32)
+    assert ops["aten::mm"]["bytes"] == mm_bytes
+    assert ops["aten::mm"]["intensity"] == pytest.approx(ops["aten::mm"]["flops"] / mm_bytes)
+    conv_bytes = steps * 4 * (2 * 4 * 17 * 17 + 8 * 2 * 3 * 3 + 8 + 2 * 8 * out * out)
+    assert ops["aten::conv2d"]["bytes"] == conv_bytes
+    assert ops["aten::mm"]["bound"] == "unknown"  # no device peak or bandwidth on the CPU
+    assert efficiency["ridge_point"] is None

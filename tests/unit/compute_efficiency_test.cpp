@@ -1,5 +1,6 @@
 // FLOPs from shapes match the formulas exactly, outermost ops count once, and MFU is the
-// achieved rate over the datasheet peak of the trace's device.
+// achieved rate over the datasheet peak of the trace's device; bytes and intensity match their
+// formulas, and the ridge point splits memory-bound from compute-bound ops.
 #include "stepscope/analysis/compute_efficiency.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +95,97 @@ TEST(ComputeEfficiency, OuterOpsCountOnceAndMfuIsOverThePeak) {
   ASSERT_TRUE(e.mfu.has_value());
   EXPECT_DOUBLE_EQ(*e.mfu, e.achieved_tflops_per_step / 989.4);
   EXPECT_DOUBLE_EQ(e.achieved_tflops_per_step, flops / rank.step_time.duration_ns.mean / 1e3);
+}
+
+TEST(ComputeEfficiency, BytesReadEachInputOnceAndWriteTheOutputOnce) {
+  // mm [64, 128] x [128, 32]: 64·128 + 128·32 + 64·32 elements of 2 bytes.
+  EXPECT_EQ(op_bytes("aten::mm", Shapes{{64, 128}, {128, 32}}, {}, 2),
+            2.0 * (64 * 128 + 128 * 32 + 64 * 32));
+  // addmm reads its bias too; bmm moves every batch's matrices.
+  EXPECT_EQ(op_bytes("aten::addmm", Shapes{{32}, {64, 128}, {128, 32}}, {}, 4),
+            4.0 * (32 + 64 * 128 + 128 * 32 + 64 * 32));
+  EXPECT_EQ(op_bytes("aten::bmm", Shapes{{4, 8, 16}, {4, 16, 2}}, {}, 2),
+            2.0 * (4 * 8 * 16 + 4 * 16 * 2 + 4 * 8 * 2));
+  EXPECT_EQ(op_bytes("aten::linear", Shapes{{2, 10, 64}, {256, 64}, {256}}, {}, 2),
+            2.0 * (2 * 10 * 64 + 256 * 64 + 256 + 2 * 10 * 256));
+  // conv2d [2, 4, 17, 17] * [8, 2, 3, 3] + bias [8], stride 2, padding 1, groups 2: 9x9 output.
+  const std::vector<std::string> concrete{"", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "2"};
+  EXPECT_EQ(op_bytes("aten::conv2d", Shapes{{2, 4, 17, 17}, {8, 2, 3, 3}, {8}}, concrete, 4),
+            4.0 * (2 * 4 * 17 * 17 + 8 * 2 * 3 * 3 + 8 + 2 * 8 * 9 * 9));
+  EXPECT_FALSE(op_bytes("aten::mm", Shapes{{64, 128}, {64, 32}}, {}, 2).has_value());
+  EXPECT_FALSE(op_bytes("aten::relu", Shapes{{64, 128}}, {}, 2).has_value());
+  EXPECT_EQ(dtype_size("c10::BFloat16"), 2.0);
+  EXPECT_EQ(dtype_size("float"), 4.0);
+  EXPECT_FALSE(dtype_size("long").has_value());
+}
+
+TEST(ComputeEfficiency, BandwidthComesFromTheDatasheetTable) {
+  EXPECT_DOUBLE_EQ(peak_bandwidth("NVIDIA H100 80GB HBM3").gbps, 3350.0);
+  EXPECT_DOUBLE_EQ(peak_bandwidth("NVIDIA A100-SXM4-80GB").gbps, 2039.0);
+  EXPECT_DOUBLE_EQ(peak_bandwidth("NVIDIA A100-SXM4-40GB").gbps, 1555.0);
+  EXPECT_FALSE(peak_bandwidth("NVIDIA H200").source.empty());
+  EXPECT_DOUBLE_EQ(peak_bandwidth("Some Future GPU").gbps, 0);
+}
+
+// An H100 bf16 matmul of [4096, K] x [K, 4096]: intensity 2·M·K·N / (2·(M·K + K·N + M·N)),
+// against a ridge point of 989.4 TFLOP/s / 3.35 TB/s = 295.3 FLOP/byte.
+OpFlops square_matmul(std::int64_t k) {
+  const Shapes shapes{{4096, k}, {k, 4096}};
+  OpFlops op;
+  op.flops = *op_flops("aten::mm", shapes, {});
+  op.bytes = *op_bytes("aten::mm", shapes, {}, 2);
+  op.intensity = op.flops / op.bytes;
+  op.achieved_tflops = 100;
+  return op;
+}
+
+TEST(ComputeEfficiency, SmallKIsMemoryBoundAndLargeKComputeBoundOnAnH100) {
+  const PeakFlops peak = peak_flops("NVIDIA H100 80GB HBM3", "c10::BFloat16");
+  const double bandwidth = peak_bandwidth("NVIDIA H100 80GB HBM3").gbps;
+  OpFlops thin = square_matmul(64);
+  place_on_roofline(thin, peak.tflops, bandwidth);
+  const double thin_intensity = 4096.0 * 64 * 4096 / (4096 * 64 * 2 + 4096.0 * 4096);
+  EXPECT_DOUBLE_EQ(*thin.intensity, thin_intensity);  // about 62 FLOP/byte
+  EXPECT_EQ(thin.bound, "memory_bound");
+  ASSERT_TRUE(thin.attainable_tflops.has_value());
+  EXPECT_DOUBLE_EQ(*thin.attainable_tflops, thin_intensity * 3350.0 / 1e3);
+  EXPECT_DOUBLE_EQ(*thin.attainable_share, 100 / *thin.attainable_tflops);
+
+  OpFlops thick = square_matmul(4096);
+  place_on_roofline(thick, peak.tflops, bandwidth);
+  EXPECT_DOUBLE_EQ(*thick.intensity, 4096.0 / 3);  // about 1365 FLOP/byte
+  EXPECT_EQ(thick.bound, "compute_bound");
+  EXPECT_DOUBLE_EQ(*thick.attainable_tflops, 989.4);  // the flat roof
+  EXPECT_DOUBLE_EQ(*thick.attainable_share, 100 / 989.4);
+}
+
+TEST(ComputeEfficiency, AnalysisPlacesOpsUnderTheDeviceRoof) {
+  const Trace trace = linear_steps(true);
+  const ComputeEfficiencyResult e = analyze_rank(trace, {}).compute_efficiency;
+  ASSERT_TRUE(e.applicable);
+  EXPECT_DOUBLE_EQ(e.peak_bandwidth_gbps, 3350.0);
+  ASSERT_TRUE(e.ridge_point.has_value());
+  EXPECT_DOUBLE_EQ(*e.ridge_point, 989.4 * 1e3 / 3350.0);
+  const OpFlops& op = e.ops[0];
+  const double bytes = 2.0 * (64 * 1024 + 1024 * 1024 + 1024 + 64 * 1024);  // per call
+  EXPECT_DOUBLE_EQ(op.bytes, 3 * bytes);
+  ASSERT_TRUE(op.intensity.has_value());
+  EXPECT_DOUBLE_EQ(*op.intensity, 2.0 * 64 * 1024 * 1024 / bytes);  // about 62: below 295
+  EXPECT_EQ(op.bound, "memory_bound");
+  ASSERT_TRUE(op.attainable_share.has_value());
+  EXPECT_DOUBLE_EQ(*op.attainable_share, op.achieved_tflops / *op.attainable_tflops);
+}
+
+TEST(ComputeEfficiency, CpuTraceHasAnIntensityButNoVerdict) {
+  const Trace trace = linear_steps(false);
+  const ComputeEfficiencyResult e = analyze_rank(trace, {}).compute_efficiency;
+  ASSERT_TRUE(e.applicable);
+  ASSERT_TRUE(e.ops[0].intensity.has_value());
+  EXPECT_GT(*e.ops[0].intensity, 0);
+  EXPECT_EQ(e.ops[0].bound, "unknown");
+  EXPECT_FALSE(e.ops[0].attainable_tflops.has_value());
+  EXPECT_FALSE(e.ridge_point.has_value());
+  EXPECT_DOUBLE_EQ(e.peak_bandwidth_gbps, 0);
 }
 
 TEST(ComputeEfficiency, CpuTraceHasHostRatesAndNoMfu) {

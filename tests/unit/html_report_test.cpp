@@ -6,6 +6,7 @@
 #include <string>
 
 #include "render/html/html_escape.h"
+#include "render/html/roofline_chart.h"
 #include "report/report_model.h"
 #include "support/trace_fixture.h"
 
@@ -161,6 +162,59 @@ TEST(HtmlReport, CpuOnlyRanksHaveNoGpuColumnOrCharts) {
   EXPECT_EQ(cpu.find("Top kernels"), std::string::npos);
   const std::string gpu = render_html(two_ranks(true), 5);
   EXPECT_NE(gpu.find("GPU busy (busiest device)"), std::string::npos);
+}
+
+// Steps with one bf16 aten::mm [64, 1024] x [1024, 1024] whose kernel runs on an H100.
+TraceFixture matmul_trace(bool on_gpu) {
+  TraceFixture f;
+  if (on_gpu) {
+    f.top_level("deviceProperties", R"([{"id":0,"name":"NVIDIA H100 80GB HBM3"}])");
+  }
+  const std::string mm =
+      R"("Input Dims": [[64, 1024], [1024, 1024]], "Input type": ["c10::BFloat16", )"
+      R"("c10::BFloat16"])";
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    f.step(s, t0, 1000);
+    f.op("aten::mm", t0 + 10, 100, 1, -1, mm);
+    if (on_gpu) f.launched_kernel("sm90_xmma_gemm_bf16", t0 + 20, t0 + 30, 400);
+  }
+  return f;
+}
+
+TEST(HtmlReport, TheRooflineDrawsTheRoofAndOneDotPerTopOp) {
+  const std::string html = render_html(report_of(matmul_trace(true)), 5);
+  EXPECT_NE(html.find("data-chart=\"roofline\" data-bars=\"1\""), std::string::npos);
+  EXPECT_EQ(count(html, "<polyline class=\"roof\""), 1U);
+  EXPECT_NE(html.find("<title>aten::mm (c10::BFloat16): "), std::string::npos);
+  EXPECT_NE(html.find("memory_bound</title>"), std::string::npos);  // intensity 62 < 295
+
+  const std::string cpu = render_html(report_of(matmul_trace(false)), 5);
+  EXPECT_EQ(cpu.find("data-chart=\"roofline\""), std::string::npos);
+  EXPECT_NE(cpu.find("No roofline: the trace has no GPU activity"), std::string::npos);
+}
+
+TEST(HtmlReport, RooflineEscapesTheOpNameInItsTitle) {
+  ComputeEfficiencyResult e;
+  e.applicable = true;
+  e.device_name = "NVIDIA H100 <i>";
+  e.dtype = "c10::BFloat16";
+  e.peak_tflops = 989.4;
+  e.peak_bandwidth_gbps = 3350;
+  e.ridge_point = 989.4e3 / 3350;
+  OpFlops op;
+  op.name = "<script>alert(1)</script>";
+  op.dtype = "c10::BFloat16";
+  op.intensity = 40;
+  op.achieved_tflops = 50;
+  op.bound = "memory_bound";
+  e.ops.push_back(op);
+  const std::string html = render::html::roofline_section(e, 5);
+  EXPECT_NE(html.find("<title>&lt;script&gt;alert(1)&lt;/script&gt; (c10::BFloat16)"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_EQ(html.find("<i>"), std::string::npos);
+  EXPECT_NE(html.find("NVIDIA H100 &lt;i&gt;"), std::string::npos);
 }
 
 }  // namespace

@@ -22,6 +22,19 @@ struct Fields<OpFlops> {
         D::field<&T::achieved_tflops>("achieved_tflops", Unit::kTflopsPerSecond, "flops / time"),
         D::field<&T::source>("source", Unit::kNone,
                              "`trace` (with_flops=True) or `shapes` (matrix multiplies)"),
+        D::field<&T::bytes>("bytes", Unit::kBytes,
+                            "least bytes moved: inputs read once, output written once, from the "
+                            "shapes and dtype size; 0 where the shapes do not tell them"),
+        D::field<&T::intensity>("intensity", Unit::kFlopsPerByte,
+                                "arithmetic intensity, flops / bytes; null without bytes"),
+        D::field<&T::bound>("bound", Unit::kNone,
+                            "`memory_bound` below the ridge point, `compute_bound` at or above "
+                            "it, `unknown` without the device's peak or bandwidth"),
+        D::field<&T::attainable_tflops>("attainable_tflops", Unit::kTflopsPerSecond,
+                                        "the roof at its intensity: min(peak, intensity x "
+                                        "bandwidth); null when unknown"),
+        D::field<&T::attainable_share>("attainable_share", Unit::kShare,
+                                       "achieved / attainable; null when unknown"),
     };
     return k;
   }
@@ -48,7 +61,13 @@ struct Fields<ComputeEfficiencyResult> {
         D::field<&T::mfu>("mfu", Unit::kShare,
                           "achieved / peak (model FLOPs utilisation); null when the peak is "
                           "unknown"),
-        D::field<&T::peak_source>("peak_source", Unit::kNone, "the peak's datasheet"),
+        D::field<&T::peak_source>("peak_source", Unit::kNone,
+                                  "the datasheet of the peak and the bandwidth"),
+        D::field<&T::peak_bandwidth_gbps>("peak_bandwidth_gbps", Unit::kGbPerSecond,
+                                          "datasheet memory bandwidth of the device; 0 unknown"),
+        D::field<&T::ridge_point>("ridge_point", Unit::kFlopsPerByte,
+                                  "peak / bandwidth for the device and dtype: ops below it are "
+                                  "memory-bound; null when either is unknown"),
         D::field<&T::ops>("ops", Unit::kNone, "op names by FLOPs, most first"),
     };
     return k;

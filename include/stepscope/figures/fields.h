@@ -47,6 +47,7 @@ enum class Unit : std::uint8_t {
   kGbPerSecond,                // 10^9 bytes per second
   kFlops,                      // floating-point operations
   kTflopsPerSecond,            // 10^12 floating-point operations per second
+  kFlopsPerByte,               // arithmetic intensity: floating-point operations per byte moved
   kMicrosecondsFromNs,         // integer ns written as exact µs (at most three decimals)
   kMicrosecondsFromNsRounded,  // fractional ns rounded to the ns, written as µs
   kMicrosecondsFromNsExact,    // fractional ns (e.g. a percentile between two ns) as µs
@@ -68,6 +69,8 @@ enum class Unit : std::uint8_t {
       return "FLOP";
     case Unit::kTflopsPerSecond:
       return "TFLOP/s (10^12)";
+    case Unit::kFlopsPerByte:
+      return "FLOP/byte";
     case Unit::kMicrosecondsFromNs:
     case Unit::kMicrosecondsFromNsRounded:
     case Unit::kMicrosecondsFromNsExact:

@@ -10,6 +10,7 @@
 #include "render/headroom_line.h"
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
+#include "render/html/roofline_chart.h"
 #include "render/html/svg_chart.h"
 #include "render/json/memory_json.h"
 #include "render/text_format.h"
@@ -356,6 +357,7 @@ std::string rank_section(const RankReport& rank, int top, bool several) {
   out += busy_chart(a.busy_timeline);
   out += top_kernels_chart(a.kernels, top);
   out += operators_section(a.operators, top);
+  out += render::html::roofline_section(a.compute_efficiency, top);
   out += memory_chart(a.memory);
   return out + "</section>\n";
 }

@@ -34,6 +34,26 @@ std::string mfu_line(const ComputeEfficiencyResult& e) {
   return "  MFU needs a GPU's peak: this trace has no device activity\n";
 }
 
+std::string ridge_line(const ComputeEfficiencyResult& e) {
+  if (!e.ridge_point) return {};
+  return fmt::format(
+      "  roofline: {:.0f} GB/s memory bandwidth, ridge point {:.1f} FLOP/byte (ops below it are "
+      "memory-bound)\n",
+      e.peak_bandwidth_gbps, *e.ridge_point);
+}
+
+std::string intensity(const OpFlops& op) {
+  return op.intensity ? fmt::format("{:.1f}", *op.intensity) : std::string("-");
+}
+
+// "memory" or "compute", with the achieved share of the roof at the op's intensity.
+std::string bound(const OpFlops& op) {
+  if (op.bound == "unknown") return "-";
+  const std::string_view kind = op.bound == "memory_bound" ? "memory" : "compute";
+  if (!op.attainable_share) return std::string(kind);
+  return fmt::format("{} ({} of roof)", kind, format_percent(*op.attainable_share));
+}
+
 }  // namespace
 
 std::string render_text(const ComputeEfficiencyResult& e, int top) {
@@ -43,17 +63,21 @@ std::string render_text(const ComputeEfficiencyResult& e, int top) {
   out += fmt::format("  {} per step, {} achieved over the step ({})\n", gflop(e.flops_per_step),
                      tflops(e.achieved_tflops_per_step), printable(e.dtype, 20));
   out += mfu_line(e);
+  out += ridge_line(e);
   TextTable table;
   table.add_column("op", true);
   table.add_column("dtype", true);
   for (const char* column : {"calls", "FLOPs", "time", "achieved"}) table.add_column(column);
   table.add_column("from", true);
+  table.add_column("FLOP/B");
+  table.add_column("bound", true);
   const auto limit = static_cast<std::size_t>(std::max(top, 1));
   for (std::size_t i = 0; i < e.ops.size() && i < limit; ++i) {
     const OpFlops& op = e.ops[i];
     table.add_row({printable(op.name), printable(op.dtype, 20),
                    format_count(static_cast<std::uint64_t>(op.calls)), gflop(op.flops),
-                   format_ms(op.time_ns), tflops(op.achieved_tflops), op.source});
+                   format_ms(op.time_ns), tflops(op.achieved_tflops), op.source, intensity(op),
+                   bound(op)});
   }
   return out + table.render();
 }
