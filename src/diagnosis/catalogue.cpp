@@ -6,9 +6,9 @@ namespace stepscope {
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> kRules = {
       {{"input-bound", "The GPU waits for the DataLoader", Bottleneck::kInputPipeline,
-        "GPU idle during DataLoader spans (first owner of idle) >= 5 % of the mean step "
-        "(CPU-only traces: data loading >= 5 % of the step); below that the input pipeline "
-        "does not limit the step; with worker processes already in use the advice and the "
+        "GPU idle during DataLoader spans (first owner of idle) >= 5 % of the mean step and "
+        ">= 100 µs per step (CPU-only traces: data loading, the same); below that the input "
+        "pipeline does not limit the step; with worker processes already in use the advice and the "
         "likely gain change"},
        rules::check_input_bound},
       {{"launch-bound", "The GPU waits for the host to launch work", Bottleneck::kHostOverhead,

@@ -87,3 +87,22 @@ TEST(RuleInputBound, WorkersAlreadyInUseChangeTheAdviceAndTheGain) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+TEST(RuleInputBound, ATinyStepsFewMicrosecondsOfLoadingAreNotAFinding) {
+  // 60 µs of a 600 µs CPU step: 10 % of it, but under the 100 µs a DataLoader setting can save.
+  testing::TraceFixture fixture;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 600.0;
+    fixture.step(s, t0, 600);
+    fixture.op("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t0, 60);
+    fixture.op("aten::mm", t0 + 70, 500);
+  }
+  const Diagnosis small = testing::diagnose_trace(fixture.load());
+  EXPECT_EQ(testing::find_finding(small, "input-bound"), nullptr);
+}
+
+}  // namespace
+}  // namespace stepscope

@@ -3,7 +3,8 @@
 // Evidence: the GPU idle during DataLoader spans, which the idle attribution gives to data loading
 // before any other cause (docs/metrics/16-idle-attribution.md); on a CPU-only trace, data
 // loading's share of the step (phases). The advice adapts when worker processes are already in
-// use (the iterator is `_MultiProcessingDataLoaderIter`). Threshold: 5 % of the mean step. Below
+// use (the iterator is `_MultiProcessingDataLoaderIter`). Threshold: 5 % of the mean step and
+// 100 µs per step. Below
 // that the input pipeline is not what limits the step, and the fixes cost CPU cores and memory.
 #include <fmt/format.h>
 
@@ -20,6 +21,9 @@ namespace {
 constexpr double kThresholdShare = 0.05;
 // Worker processes and prefetching overlap loading with compute, but collation and the copy of
 // the batch stay on the critical path: assume they hide 80 % of the wait.
+// And at least this much per step: a tiny step's 40 µs of fetching a ready batch is a share
+// but nothing a DataLoader setting can remove.
+constexpr std::int64_t kMinimumWaitNs = 100'000;
 constexpr double kLikelyHiddenShare = 0.8;
 // With workers already running, the wait means they cannot keep up: more workers help only if
 // cores are free, which the trace cannot show, so promise much less.
@@ -71,7 +75,7 @@ std::vector<Finding> check_input_bound(const RankAnalyses& rank) {
       gpu ? rank.idle_attribution.per_step_ns(IdleOwner::kDataLoading)
           : (rank.phases.applicable ? rank.phases.mean.host(Phase::kDataLoading) : 0);
   const double share = static_cast<double>(waiting_ns) / step_ns;
-  if (share < kThresholdShare) return {};
+  if (share < kThresholdShare || waiting_ns < kMinimumWaitNs) return {};
 
   const Trace& trace = *rank.trace;
   const std::vector<EventRefs> spans = collect_refs(rank, [&trace](EventIndex i) {
