@@ -63,4 +63,8 @@ IntervalSet data_loading_spans(const Trace& trace) {
   });
 }
 
+bool on_step_thread(const Trace& trace, const Step& step, EventIndex i) {
+  return step.event == kNoEvent || trace.events.thread[i] == trace.events.thread[step.event];
+}
+
 }  // namespace stepscope

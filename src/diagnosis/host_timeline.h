@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "stepscope/analysis/rank_analyses.h"
+#include "stepscope/analysis/steps.h"
 #include "stepscope/intervals.h"
 
 namespace stepscope {
@@ -25,6 +26,10 @@ namespace stepscope {
 // Ops with no op around them (annotations between do not count), other than collectives and
 // data loading: the units of work the Python program asked for.
 [[nodiscard]] bool is_top_level_work_op(const Trace& trace, EventIndex i);
+
+// Event i runs on the thread of the step's ProfilerStep#N; an inferred step (no such event, a
+// trace without profiler steps) has every thread.
+[[nodiscard]] bool on_step_thread(const Trace& trace, const Step& step, EventIndex i);
 
 // Spans of host collectives (every thread) and of data loading (every thread), merged.
 [[nodiscard]] IntervalSet collective_spans(const Trace& trace);

@@ -2,6 +2,7 @@
 
 #include "stepscope/analysis/rank_analyses.h"
 #include "stepscope/diagnosis/diagnose.h"
+#include "support/findings.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {
@@ -93,6 +94,21 @@ TEST(Iterations, EmptyTraceIsUndetermined) {
   const Trace trace = fixture.load();
   const Diagnosis diagnosis = diagnose(analyze_rank(trace, {}));
   EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kUndetermined);
+}
+
+}  // namespace
+}  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+TEST(Iterations, CpuRulesReadEveryThreadOfAWholeTraceStep) {
+  // A CPU-only script without steps: 100 tiny ops with the host's time between them. The whole
+  // trace is one step with no ProfilerStep# event, so the rules' "step thread" is every thread.
+  testing::TraceFixture fixture;
+  for (int k = 0; k < 100; ++k) fixture.op("aten::add", k * 20.0, 5);
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
+  EXPECT_NE(testing::find_finding(diagnosis, "framework-overhead"), nullptr);
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ IntervalSet main_thread_work(const RankAnalyses& rank) {
   std::vector<Interval> called;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const Step* step = step_at(rank.steps, e.start_ns[i]);
-    if (step == nullptr || e.thread[i] != e.thread[step->event]) continue;
+    if (step == nullptr || !on_step_thread(trace, *step, i)) continue;
     if (is_host_collective(trace, i)) {
       called.push_back({e.start_ns[i], e.end_ns(i)});
     } else if (is_top_level_work_op(trace, i)) {

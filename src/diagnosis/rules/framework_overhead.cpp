@@ -52,8 +52,7 @@ HostOverhead measure(const RankAnalyses& rank, const IntervalSet& owned_elsewher
   std::vector<Interval> covered;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const Step* step = step_at(rank.steps, e.start_ns[i]);
-    if (step == nullptr || e.thread[i] != e.thread[step->event] ||
-        !is_top_level_work_op(trace, i)) {
+    if (step == nullptr || !on_step_thread(trace, *step, i) || !is_top_level_work_op(trace, i)) {
       continue;
     }
     ++out.ops;

@@ -59,8 +59,7 @@ std::int64_t op_time_ns(const RankAnalyses& rank) {
   std::int64_t total = 0;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const Step* step = step_at(rank.steps, e.start_ns[i]);
-    if (step == nullptr || e.thread[i] != e.thread[step->event] ||
-        !is_top_level_work_op(trace, i)) {
+    if (step == nullptr || !on_step_thread(trace, *step, i) || !is_top_level_work_op(trace, i)) {
       continue;
     }
     total += std::min(e.end_ns(i), step->end_ns) - e.start_ns[i];
