@@ -63,8 +63,7 @@ std::span<const AnalysisDescription> analysis_catalogue() {
       describe<&R::idle,
                [](const R& r) { return compute_idle_time(*r.trace, r.steps, r.options); }>(
           "idle_time", "per device and stream: idle between activities by cause"),
-      describe<&R::idle_attribution,
-               [](const R& r) { return attribute_idle(*r.trace, r.steps); }>(
+      describe<&R::idle_attribution, [](const R& r) { return attribute_idle(*r.trace, r.steps); }>(
           "idle_attribution",
           "GPU idle in the kept steps, each nanosecond given to one cause: data loading, then "
           "host-device sync, then launch, then other host work"),
