@@ -535,3 +535,143 @@ class RankFigures(TypedDict):
     queue_length: QueueLength
     gpu_metrics: GpuMetrics
     compute_efficiency: ComputeEfficiency
+
+
+class EventRefs(TypedDict):
+    name: str
+    count: int
+    first_start_us: float
+    last_end_us: float
+    steps: list[int]
+
+
+class Evidence(TypedDict):
+    label: str
+    value: float
+    unit: str
+    events: list[EventRefs]
+
+
+class ExpectedGain(TypedDict):
+    bound_us_per_step: float
+    likely_us_per_step: float
+    bound_share_of_step: float
+    likely_share_of_step: float
+    method: str
+
+
+class CodeLocation(TypedDict):
+    file: str | None
+    line: int | None
+    function: str | None
+    module_path: str | None
+
+
+class Finding(TypedDict):
+    id: str
+    title: str
+    severity: str
+    bottleneck: str
+    phase: str
+    rank: int
+    evidence: list[Evidence]
+    fix: str
+    expected_gain: ExpectedGain
+    code: CodeLocation | None
+
+
+class Diagnosis(TypedDict):
+    bottleneck: str
+    phase: str
+    summary: str
+    window: NotRequired[str]
+    limited_by: NotRequired[str]
+    dominant_operations: list[str]
+    findings: list[Finding]
+
+
+class JobFinding(TypedDict):
+    id: str
+    title: str
+    severity: str
+    bottleneck: str
+    phase: str
+    rank: int
+    ranks: list[int]
+    evidence: list[Evidence]
+    fix: str
+    expected_gain: ExpectedGain
+
+
+class JobRank(TypedDict):
+    rank: int
+    steps: int
+    step_time_p50_ms: float
+    step_time_max_ms: float
+    compute_ms: float
+    exposed_comm_ms: float
+    wait_ms: float
+    idle_ms: float
+    top_finding: str
+    top_finding_title: str
+
+
+class Straggler(TypedDict):
+    rank: int
+    late_ms_per_step: float
+    share_of_collectives_last: float
+    phase: str
+    phase_excess_ms_per_step: float
+    evidence: list[str]
+    waiting_ranks: list[int]
+
+
+class JobCollective(TypedDict):
+    kind: str
+    min_bytes: int
+    max_bytes: int
+    count: int
+    total_ms: float
+    transfer_ms: float
+    wait_ms: float
+    bytes: int
+    algbw_gb_per_s: float
+    busbw_gb_per_s: float
+    latency_bound: bool
+
+
+class ClockOffset(TypedDict):
+    rank: int
+    offset_us: float
+    collectives: int
+    spread_us: float
+
+
+class Scaling(TypedDict):
+    applicable: bool
+    efficiency: float
+    ideal_step_ms: float
+    actual_step_ms: float
+
+
+class JobRun(TypedDict):
+    index: int
+    world_size: int
+    analysed: bool
+    ranks: list[int]
+    files: list[str]
+
+
+class Job(TypedDict):
+    verdict: str
+    world_size: int
+    ranks_analysed: int
+    matched_collectives: int
+    findings: list[JobFinding]
+    ranks: list[JobRank]
+    stragglers: list[Straggler]
+    collectives: list[JobCollective]
+    clock_offsets: list[ClockOffset]
+    scaling: Scaling
+    runs: list[JobRun]
+    notes: list[str]

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "stepscope/analysis/catalogue.h"
+#include "stepscope/figures/documents.h"
 
 namespace stepscope::figures {
 
@@ -19,6 +20,11 @@ std::string cat(const Parts&... parts) {
   return out;
 }
 
+// Integer members these units scale are written as numbers with decimals.
+bool integer_written_as_number(Unit unit) {
+  return unit == Unit::kMicrosecondsFromNs || unit == Unit::kMillisecondsFromNs;
+}
+
 std::string markdown_type(const TypeInfo& type, Unit unit) {
   std::string text;
   switch (type.kind) {
@@ -26,7 +32,7 @@ std::string markdown_type(const TypeInfo& type, Unit unit) {
       text = "boolean";
       break;
     case Kind::kInteger:
-      text = unit == Unit::kMicrosecondsFromNs ? "number" : "integer";
+      text = integer_written_as_number(unit) ? "number" : "integer";
       break;
     case Kind::kNumber:
       text = "number";
@@ -87,7 +93,7 @@ std::string python_type(const TypeInfo& type, Unit unit) {
       text = "bool";
       break;
     case Kind::kInteger:
-      text = unit == Unit::kMicrosecondsFromNs ? "float" : "int";
+      text = integer_written_as_number(unit) ? "float" : "int";
       break;
     case Kind::kNumber:
       text = "float";
@@ -174,6 +180,13 @@ std::string render_schema_markdown() {
     out += cat("\n### `", analysis.name, "`\n\n", analysis.doc, ".\n");
     object_tables(out, *analysis.type(), seen);
   }
+  out +=
+      "\n## The other objects, field by field\n\nThe parts of the documents that are not a "
+      "rank's analyses, generated from the same descriptions.\n";
+  for (const DocumentPart& part : document_parts()) {
+    out += cat("\n### `", part.name, "`\n\n", part.doc, ".\n");
+    object_tables(out, part.type(), seen);
+  }
   return out;
 }
 
@@ -191,6 +204,7 @@ std::string render_python_types() {
     rank.emplace_back(std::string(analysis.name), std::string(type.struct_name));
   }
   python_typed_dict(out, "RankFigures", rank);
+  for (const DocumentPart& part : document_parts()) python_class(out, part.type(), seen);
   return out;
 }
 

@@ -1,13 +1,13 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
-#include "render/json/diagnosis_json.h"
 #include "render/json/hta_json.h"
-#include "render/json/job_json.h"
 #include "render/json/json_sink.h"
 #include "render/json/memory_json.h"
 #include "render/json/module_view_json.h"
 #include "render/json_writer.h"
 #include "report/report_model.h"
 #include "stepscope/analysis/catalogue.h"
+#include "stepscope/figures/diagnosis_fields.h"
+#include "stepscope/figures/job_fields.h"
 
 namespace stepscope {
 

@@ -13,6 +13,7 @@
 
 #include "render/json/json_sink.h"
 #include "stepscope/analysis/catalogue.h"
+#include "stepscope/figures/documents.h"
 #include "stepscope/figures/fields.h"
 #include "stepscope/figures/schema.h"
 
@@ -107,6 +108,37 @@ TEST(Figures, WritesMembersUnitsOptionalsRowsAndConditions) {
             R"("share":0.25,"rows":[],"a_us":0.01,"twice_in_tb":2469000})");
 }
 
+struct PerStep {
+  std::int64_t total_ns = 0;
+  double mean_ns = 0;
+};
+
+}  // namespace
+
+template <>
+struct figures::Fields<PerStep> {
+  static constexpr std::string_view kName = "PerStep";
+  static std::span<const Field> list() {
+    using D = Describe<PerStep>;
+    static const Field k[] = {
+        D::field<&PerStep::total_ns>("total_ms", Unit::kMillisecondsFromNs, "total"),
+        D::field<&PerStep::mean_ns>("mean_ms", Unit::kMillisecondsFromNs, "mean"),
+    };
+    return k;
+  }
+};
+
+namespace {
+
+TEST(Figures, MillisecondsDivideIntegerAndFractionalNanoseconds) {
+  render::JsonWriter json;
+  render::write_json(json, PerStep{1'500'000, 2'250.0});
+  EXPECT_EQ(json.text(), R"({"total_ms":1.5,"mean_ms":0.00225})");
+  const auto fields = figures::type_of<PerStep>().fields();
+  EXPECT_EQ(fields[0].type->kind, figures::Kind::kInteger);
+  EXPECT_EQ(figures::unit_label(fields[0].unit), "ms");
+}
+
 TEST(Figures, TypesFollowTheMembers) {
   const figures::TypeInfo& outer = figures::type_of<Outer>();
   ASSERT_EQ(outer.kind, figures::Kind::kObject);
@@ -125,6 +157,9 @@ TEST(Figures, EveryDescribedStructHasOneName) {
   std::vector<const figures::TypeInfo*> pending;
   for (const AnalysisDescription& analysis : analysis_catalogue()) {
     if (analysis.type != nullptr) pending.push_back(analysis.type());
+  }
+  for (const figures::DocumentPart& part : figures::document_parts()) {
+    pending.push_back(&part.type());
   }
   while (!pending.empty()) {
     const figures::TypeInfo* type = pending.back();

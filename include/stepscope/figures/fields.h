@@ -51,6 +51,8 @@ enum class Unit : std::uint8_t {
   kMicrosecondsFromNs,         // integer ns written as exact µs (at most three decimals)
   kMicrosecondsFromNsRounded,  // fractional ns rounded to the ns, written as µs
   kMicrosecondsFromNsExact,    // fractional ns (e.g. a percentile between two ns) as µs
+  kMillisecondsFromNs,         // ns (integer or fractional) divided by 10^6
+  kPercent,                    // a percentage, 0..100 (only where a document has always had one)
 };
 
 [[nodiscard]] constexpr std::string_view unit_label(Unit unit) {
@@ -75,6 +77,10 @@ enum class Unit : std::uint8_t {
     case Unit::kMicrosecondsFromNsRounded:
     case Unit::kMicrosecondsFromNsExact:
       return "µs";
+    case Unit::kMillisecondsFromNs:
+      return "ms";
+    case Unit::kPercent:
+      return "%";
   }
   return "";
 }
@@ -220,7 +226,9 @@ void write_value(Sink& sink, const V& value, Unit unit, const Context& context) 
   } else if constexpr (detail::StringLike<V>) {
     sink.string(std::string_view(value));
   } else if constexpr (std::is_integral_v<V>) {
-    if (unit == Unit::kMicrosecondsFromNs) {
+    if (unit == Unit::kMillisecondsFromNs) {
+      sink.number(static_cast<double>(value) / 1e6);
+    } else if (unit == Unit::kMicrosecondsFromNs) {
       sink.microseconds(static_cast<std::int64_t>(value));
     } else if constexpr (std::is_signed_v<V>) {
       sink.integer(static_cast<std::int64_t>(value));
@@ -232,6 +240,8 @@ void write_value(Sink& sink, const V& value, Unit unit, const Context& context) 
       sink.number(std::round(static_cast<double>(value)) / 1000.0);
     } else if (unit == Unit::kMicrosecondsFromNsExact) {
       sink.number(static_cast<double>(value) / 1000.0);
+    } else if (unit == Unit::kMillisecondsFromNs) {
+      sink.number(static_cast<double>(value) / 1e6);
     } else {
       sink.number(static_cast<double>(value));
     }
@@ -293,9 +303,9 @@ struct TypedField {
 template <typename T>
 struct Describe {
   // Get: a member pointer, a const member function, or a function of (const T&) or of
-  // (const T&, const Context&) computing the value.
+  // (const T&, const Context&) computing the value (or returning a reference to it).
   template <auto Get>
-  static auto value_of(const T& object, const Context& context) {
+  static decltype(auto) value_of(const T& object, const Context& context) {
     if constexpr (std::is_member_object_pointer_v<decltype(Get)>) {
       return std::cref(object.*Get);
     } else if constexpr (std::is_member_function_pointer_v<decltype(Get)>) {

@@ -43,27 +43,4 @@ void write_json(JsonWriter& json, const ModuleViewResult& modules) {
   json.end_object();
 }
 
-void write_json(JsonWriter& json, const CodeLocation& location) {
-  json.begin_object();
-  if (location.file.empty()) {
-    json.key("file");
-    json.null();
-    json.key("line");
-    json.null();
-    json.key("function");
-    json.null();
-  } else {
-    json.field("file", location.file);
-    json.field("line", location.line);
-    json.field("function", location.function);
-  }
-  json.key("module_path");
-  if (location.module_path.empty()) {
-    json.null();
-  } else {
-    json.value(location.module_path);
-  }
-  json.end_object();
-}
-
 }  // namespace stepscope::render

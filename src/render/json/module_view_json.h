@@ -1,7 +1,6 @@
 #pragma once
 
 #include "render/json_writer.h"
-#include "stepscope/analysis/code_location.h"
 #include "stepscope/analysis/module_view.h"
 
 namespace stepscope::render {
@@ -9,8 +8,5 @@ namespace stepscope::render {
 // One object: the source of the hierarchy, the scope, and one row per module path in tree
 // order (host and device time, total and self, in µs over the scope).
 void write_json(JsonWriter& json, const ModuleViewResult& modules);
-
-// A finding's `code` part: file, line, function and module path.
-void write_json(JsonWriter& json, const CodeLocation& location);
 
 }  // namespace stepscope::render
