@@ -675,3 +675,129 @@ class Job(TypedDict):
     scaling: Scaling
     runs: list[JobRun]
     notes: list[str]
+
+
+class RunSide(TypedDict):
+    path: str
+    ranks: list[int]
+    bottlenecks: list[str]
+    kept_steps: int
+
+
+class StepSample(TypedDict):
+    steps: int
+    ranks: int
+    sample: str
+    mean_ms: float
+    median_ms: float
+    step_ms: list[float]
+
+
+class StepComparison(TypedDict):
+    verdict: str
+    reason: NotRequired[str]
+    statistic: str
+    confidence: float
+    resamples: int
+    seed: int
+    before: StepSample
+    after: StepSample
+    change_ms: float
+    change_percent: float
+    ratio: float | None
+    ratio_ci: list[float] | None
+    change_percent_ci: NotRequired[list[float]]
+
+
+class PhaseChange(TypedDict):
+    phase: str
+    before_ms_per_step: float
+    after_ms_per_step: float
+    change_ms_per_step: float
+
+
+class DiffPhases(TypedDict):
+    applicable: bool
+    rows: list[PhaseChange]
+
+
+class OpChange(TypedDict):
+    name: str
+    before_self_cpu_ms_per_step: float
+    after_self_cpu_ms_per_step: float
+    before_self_device_ms_per_step: float
+    after_self_device_ms_per_step: float
+    before_calls_per_step: float
+    after_calls_per_step: float
+
+
+class OpChanges(TypedDict):
+    total: int
+    rows: list[OpChange]
+
+
+class DiffOps(TypedDict):
+    total: int
+    rows: list[OpChange]
+    appeared: OpChanges
+    vanished: OpChanges
+
+
+class KernelChange(TypedDict):
+    name: str
+    kind: str
+    before_ms_per_step: float
+    after_ms_per_step: float
+    change_ms_per_step: float
+    before_count_per_step: float
+    after_count_per_step: float
+
+
+class KernelChanges(TypedDict):
+    total: int
+    rows: list[KernelChange]
+
+
+class DiffKernels(TypedDict):
+    changed: KernelChanges
+    appeared: KernelChanges
+    vanished: KernelChanges
+
+
+class FindingChange(TypedDict):
+    id: str
+    title: str
+    rank: int
+    severity_before: NotRequired[str]
+    likely_gain_before_us_per_step: NotRequired[float]
+    severity_after: NotRequired[str]
+    likely_gain_after_us_per_step: NotRequired[float]
+
+
+class DiffFindings(TypedDict):
+    resolved: list[FindingChange]
+    introduced: list[FindingChange]
+    persisting: list[FindingChange]
+
+
+class Calibration(TypedDict):
+    id: str
+    rank: int
+    predicted_likely_ms_per_step: float
+    predicted_bound_ms_per_step: float
+    measured_ms_per_step: float
+    measured_ms_per_step_ci: list[float]
+    measured_over_predicted: float
+    resolved_together: int
+
+
+class Diff(TypedDict):
+    before: RunSide
+    after: RunSide
+    step_time: StepComparison
+    phases: DiffPhases
+    ops: DiffOps
+    kernels: DiffKernels
+    findings: DiffFindings
+    calibration: list[Calibration]
+    notes: list[str]

@@ -1,4 +1,5 @@
 #include "stepscope/figures/diagnosis_fields.h"
+#include "stepscope/figures/diff_fields.h"
 #include "stepscope/figures/documents.h"
 #include "stepscope/figures/job_fields.h"
 
@@ -11,6 +12,10 @@ std::span<const DocumentPart> document_parts() {
        "the job (`analyze FOLDER`, `stepscope merge`): ranks compared, stragglers, "
        "collectives, clocks, scaling",
        &type_of<job::JobAnalysis>},
+      {"stepscope diff --json",
+       "the comparison of two runs, after `schema` (`stepscope.diff`), `schema_version` and "
+       "`stepscope_version`",
+       &type_of<DiffResult>},
   };
   return kParts;
 }

@@ -1,6 +1,8 @@
-// The JSON document of every shared trace, byte for byte: tests/data/json_digests.txt holds the
+// The JSON documents of the shared traces, byte for byte: tests/data/json_digests.txt holds the
 // SHA-256 of our own output per trace and mode (run times zeroed, the shared folder's path
-// replaced by `$SHARED`), so that a refactoring of the writers that changes one byte fails here.
+// replaced by `$SHARED`), of the job document (`stepscope merge`) of every folder with a job,
+// and of `stepscope diff` on pairs of runs, so that a refactoring of the writers that changes one
+// byte fails here.
 // When a change is intended, bump kJsonSchemaVersion where readers are affected and regenerate:
 //   STEPSCOPE_UPDATE_DIGESTS=1 build/dev/tests/stepscope_tests --gtest_filter='JsonDigest.*'
 #include <gtest/gtest.h>
@@ -12,9 +14,12 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/report_model.h"
+#include "stepscope/diff.h"
+#include "stepscope/job/job_report.h"
 #include "stepscope/report.h"
 #include "support/sha256.h"
 #include "support/shared_traces.h"
@@ -75,20 +80,63 @@ constexpr Variant kVariants[] = {{"native", Mode::kNative, false},
                                  {"compat-hta", Mode::kCompatHta, false},
                                  {"compat-tb+shapes", Mode::kCompatTb, true}};
 
-std::string digest_of(const std::string& relative, const Variant& variant) {
+std::string normalized_digest(std::string json) {
+  json = zero_field(json, "load_seconds");
+  json = zero_field(json, "analysis_seconds");
+  json = replace_all(json, testing::shared_traces_dir(), "$SHARED");
+  return testing::sha256_hex(json);
+}
+
+// The analyze document's digest under `key`, and the job document's where the input has a job.
+void add_digests(std::map<std::string, std::string>& computed, const std::string& relative,
+                 const Variant& variant) {
   AnalyzeRequest request;
   request.path = testing::shared_traces_dir();
   request.path.append("/").append(relative);
   request.analysis.mode = variant.mode;
   request.analysis.group_by_input_shape = variant.by_shape;
   request.load.threads = 1;
+  std::string key = variant.name;
+  key.append(" ").append(relative);
   Result<ReportPtr> report = analyze(request);
-  if (!report) return "load-error";
-  std::string json = render_json(**report);
-  json = zero_field(json, "load_seconds");
-  json = zero_field(json, "analysis_seconds");
-  json = replace_all(json, testing::shared_traces_dir(), "$SHARED");
-  return testing::sha256_hex(json);
+  if (!report) {
+    computed[key] = "load-error";
+    return;
+  }
+  computed[key] = normalized_digest(render_json(**report));
+  if ((*report)->job && variant.mode == Mode::kNative) {
+    computed["job " + relative] = normalized_digest(job::render_job_json(*(*report)->job));
+  }
+}
+
+// Pairs of runs compared by `stepscope diff`: a real change, an undetermined verdict (one step),
+// a two-rank run against one rank, and CPU-only traces.
+constexpr std::pair<const char*, const char*> kDiffPairs[] = {
+    {"hta/trace_diff/control", "hta/trace_diff/test"},
+    {"hta/trace_compare/base", "hta/trace_compare/test"},
+    {"hta/sampled_two_ranks", "hta/trace_diff/test"},
+    {"hta/cpu_only", "hta/rank_non_gpu"},
+};
+
+std::string diff_digest(const std::string& before, const std::string& after) {
+  DiffRequest request;
+  request.before = testing::shared_traces_dir() + "/" + before;
+  request.after = testing::shared_traces_dir() + "/" + after;
+  request.load.threads = 1;
+  Result<DiffResult> result = compare_runs(request);
+  if (!result) return "load-error";
+  return normalized_digest(render_diff_json(*result));
+}
+
+std::map<std::string, std::string> computed_digests() {
+  std::map<std::string, std::string> computed;
+  for (const std::string& input : shared_inputs()) {
+    for (const Variant& variant : kVariants) add_digests(computed, input, variant);
+  }
+  for (const auto& [before, after] : kDiffPairs) {
+    computed[std::string("diff ") + before + " " + after] = diff_digest(before, after);
+  }
+  return computed;
 }
 
 TEST(JsonDigest, Sha256MatchesKnownVectors) {
@@ -102,17 +150,12 @@ TEST(JsonDigest, Sha256MatchesKnownVectors) {
 
 TEST(JsonDigest, EverySharedTraceWritesTheCommittedDocument) {
   STEPSCOPE_REQUIRE_SHARED_TRACES();
-  std::map<std::string, std::string> computed;
-  for (const std::string& input : shared_inputs()) {
-    for (const Variant& variant : kVariants) {
-      std::string key = variant.name;
-      key.append(" ").append(input);
-      computed[key] = digest_of(input, variant);
-    }
-  }
+  const std::map<std::string, std::string> computed = computed_digests();
   if (std::getenv("STEPSCOPE_UPDATE_DIGESTS") != nullptr) {
     std::ofstream out(kDigestFile, std::ios::binary | std::ios::trunc);
-    out << "# SHA-256 of `stepscope analyze --json` per shared trace and mode; regenerate with\n"
+    out << "# SHA-256 of `stepscope analyze --json` per shared trace and mode, of the job "
+           "document\n"
+        << "# per folder with a job, and of `stepscope diff --json` per pair; regenerate with\n"
         << "# STEPSCOPE_UPDATE_DIGESTS=1 stepscope_tests --gtest_filter='JsonDigest.*'\n";
     for (const auto& [key, digest] : computed) out << key << " " << digest << "\n";
     ASSERT_TRUE(out.good()) << "could not write " << kDigestFile;
@@ -133,7 +176,7 @@ TEST(JsonDigest, EverySharedTraceWritesTheCommittedDocument) {
       continue;
     }
     EXPECT_EQ(found->second, digest)
-        << "the JSON of " << key << " changed; if intended, bump kJsonSchemaVersion where "
+        << "the JSON of " << key << " changed; if intended, bump the schema version where "
         << "readers are affected and rerun with STEPSCOPE_UPDATE_DIGESTS=1";
   }
   EXPECT_EQ(committed.size(), computed.size()) << "traces were added or removed";
