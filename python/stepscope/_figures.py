@@ -801,3 +801,119 @@ class Diff(TypedDict):
     findings: DiffFindings
     calibration: list[Calibration]
     notes: list[str]
+
+
+class MonitorGpu(TypedDict):
+    index: int
+    name: str
+    uuid: str
+
+
+class MonitorDistribution(TypedDict):
+    count: int
+    p5: float
+    p50: float
+    p95: float
+    mean: float
+    max: float
+
+
+class MonitorDistributions(TypedDict):
+    main_cpu_cores: MonitorDistribution
+    workers_cpu_cores: MonitorDistribution
+    worker_mean_cpu_cores: MonitorDistribution
+    machine_cpu_share: MonitorDistribution
+    tree_rss_bytes: MonitorDistribution
+    machine_memory_used_bytes: MonitorDistribution
+    gpu_utilization_share: MonitorDistribution
+    gpu_memory_utilization_share: MonitorDistribution
+    gpu_memory_used_share: MonitorDistribution
+    gpu_power_w: MonitorDistribution
+    gpu_sm_clock_mhz: MonitorDistribution
+    gpu_temperature_c: MonitorDistribution
+
+
+class MonitorVerdict(TypedDict):
+    bottleneck: str
+    id: str
+    headline: str
+    reasons: list[str]
+    next_step: str
+
+
+class MonitorSummary(TypedDict):
+    startup_us: float
+    samples: int
+    duration_us: float
+    mean_interval_us: float
+    max_workers: int
+    gpu_available: bool
+    gpus_used: list[int]
+    gpus_used_seen: bool
+    monitor_cpu_share_of_core: float
+    distributions: MonitorDistributions
+    verdict: MonitorVerdict
+
+
+class MonitorProcess(TypedDict):
+    pid: int
+    ppid: int
+    name: str
+    root: bool
+    cpu_cores: float
+    rss_bytes: int
+    threads: int
+    read_bytes_per_s: float | None
+    write_bytes_per_s: float | None
+    voluntary_switches_per_s: float
+    involuntary_switches_per_s: float
+
+
+class MonitorGpuProcess(TypedDict):
+    pid: int
+    used_memory_bytes: int | None
+    in_tree: bool
+
+
+class MonitorGpuSample(TypedDict):
+    index: int
+    utilization_share: float | None
+    memory_utilization_share: float | None
+    memory_used_bytes: int | None
+    memory_total_bytes: int | None
+    power_w: float | None
+    power_limit_w: float | None
+    sm_clock_mhz: int | None
+    memory_clock_mhz: int | None
+    temperature_c: int | None
+    pcie_tx_bytes_per_s: float | None
+    pcie_rx_bytes_per_s: float | None
+    processes: list[MonitorGpuProcess]
+
+
+class MonitorSample(TypedDict):
+    time_us: float
+    interval_us: float
+    machine_cpu_share: float
+    machine_memory_used_bytes: int
+    monitor_cpu_cores: float
+    processes: list[MonitorProcess]
+    gpus: list[MonitorGpuSample]
+
+
+class MonitorTimeline(TypedDict):
+    command: list[str]
+    root_pid: int
+    exit_status: int | None
+    start_unix_us: float
+    requested_interval_us: float
+    duration_us: float
+    cpu_count: int
+    machine_memory_total_bytes: int
+    gpu_status: str | None
+    gpus: list[MonitorGpu]
+    samples_taken: int
+    sample_stride: int
+    monitor_cpu_us: float
+    summary: MonitorSummary
+    samples: list[MonitorSample]

@@ -2,6 +2,7 @@
 #include "stepscope/figures/diff_fields.h"
 #include "stepscope/figures/documents.h"
 #include "stepscope/figures/job_fields.h"
+#include "stepscope/figures/monitor_fields.h"
 
 namespace stepscope::figures {
 
@@ -16,6 +17,10 @@ std::span<const DocumentPart> document_parts() {
        "the comparison of two runs, after `schema` (`stepscope.diff`), `schema_version` and "
        "`stepscope_version`",
        &type_of<DiffResult>},
+      {"stepscope monitor -o FILE",
+       "the live monitor's timeline, after `schema` (`stepscope.monitor`), `schema_version` and "
+       "`stepscope_version` (docs/monitor.md)",
+       &type_of<MonitorTimeline>},
   };
   return kParts;
 }

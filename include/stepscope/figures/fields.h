@@ -52,6 +52,8 @@ enum class Unit : std::uint8_t {
   kMicrosecondsFromNsRounded,  // fractional ns rounded to the ns, written as µs
   kMicrosecondsFromNsExact,    // fractional ns (e.g. a percentile between two ns) as µs
   kMillisecondsFromNs,         // ns (integer or fractional) divided by 10^6
+  kMicrosecondsFromSeconds,    // fractional seconds as µs (times 10^6)
+  kMicrosecondsFromMs,         // fractional milliseconds as µs (times 10^3)
   kPercent,                    // a percentage, 0..100 (only where a document has always had one)
 };
 
@@ -76,6 +78,8 @@ enum class Unit : std::uint8_t {
     case Unit::kMicrosecondsFromNs:
     case Unit::kMicrosecondsFromNsRounded:
     case Unit::kMicrosecondsFromNsExact:
+    case Unit::kMicrosecondsFromSeconds:
+    case Unit::kMicrosecondsFromMs:
       return "µs";
     case Unit::kMillisecondsFromNs:
       return "ms";
@@ -242,6 +246,10 @@ void write_value(Sink& sink, const V& value, Unit unit, const Context& context) 
       sink.number(static_cast<double>(value) / 1000.0);
     } else if (unit == Unit::kMillisecondsFromNs) {
       sink.number(static_cast<double>(value) / 1e6);
+    } else if (unit == Unit::kMicrosecondsFromSeconds) {
+      sink.number(static_cast<double>(value) * 1e6);
+    } else if (unit == Unit::kMicrosecondsFromMs) {
+      sink.number(static_cast<double>(value) * 1e3);
     } else {
       sink.number(static_cast<double>(value));
     }
