@@ -397,6 +397,33 @@ class Operators(TypedDict):
     device_rows: list[DeviceActivityRow]
 
 
+class ModuleScope(TypedDict):
+    start_us: float
+    end_us: float
+
+
+class ModuleRow(TypedDict):
+    path: str
+    name: str
+    depth: int
+    parent: int
+    calls: int
+    host_total_us: float
+    host_self_us: float
+    device_total_us: float
+    device_self_us: float
+
+
+class Modules(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    source: str
+    scope: ModuleScope | None
+    kept_steps: int
+    calls_outside_scope: int
+    rows: list[ModuleRow]
+
+
 class LaunchClassStats(TypedDict):
     count: int
     cpu_duration_p50_us: NotRequired[float]
@@ -531,6 +558,7 @@ class RankFigures(TypedDict):
     idle_attribution: IdleAttribution
     collective_bandwidth: CollectiveBandwidthFigures
     operators: Operators
+    modules: Modules
     launches: Launches
     queue_length: QueueLength
     gpu_metrics: GpuMetrics

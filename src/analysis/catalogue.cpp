@@ -8,6 +8,7 @@
 #include "stepscope/figures/idle_time_fields.h"
 #include "stepscope/figures/kernel_breakdown_fields.h"
 #include "stepscope/figures/launches_fields.h"
+#include "stepscope/figures/module_view_fields.h"
 #include "stepscope/figures/operators_fields.h"
 #include "stepscope/figures/phases_fields.h"
 #include "stepscope/figures/queue_length_fields.h"

@@ -2,7 +2,6 @@
 #include "render/json/hta_json.h"
 #include "render/json/json_sink.h"
 #include "render/json/memory_json.h"
-#include "render/json/module_view_json.h"
 #include "render/json_writer.h"
 #include "report/report_model.h"
 #include "stepscope/analysis/catalogue.h"
@@ -57,7 +56,6 @@ void write_devices(JsonWriter& json, const Trace& trace) {
 // Analyses not yet described by figures/fields.h.
 void write_legacy(JsonWriter& json, std::string_view name, const RankAnalyses& a) {
   if (name == "memory") render::write_json(json, *a.trace, a.memory);
-  if (name == "modules") render::write_json(json, a.modules);
 }
 
 void write_rank(JsonWriter& json, const RankReport& rank) {
