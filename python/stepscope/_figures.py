@@ -565,6 +565,31 @@ class RankFigures(TypedDict):
     compute_efficiency: ComputeEfficiency
 
 
+class SkippedFile(TypedDict):
+    file: str
+    reason: str
+
+
+class Input(TypedDict):
+    path: str
+    files: list[str]
+    skipped: list[SkippedFile]
+    notes: list[str]
+
+
+class Timing(TypedDict):
+    load_seconds: float
+    analysis_seconds: float
+
+
+class Device(TypedDict):
+    id: int
+    name: str
+    total_memory_bytes: int
+    compute_capability: str
+    sm_count: int
+
+
 class EventRefs(TypedDict):
     name: str
     count: int
@@ -616,6 +641,40 @@ class Diagnosis(TypedDict):
     limited_by: NotRequired[str]
     dominant_operations: list[str]
     findings: list[Finding]
+
+
+class Import(TypedDict):
+    input_bytes: int
+    events: int
+    complete_events: int
+    instant_events: int
+    memory_events: int
+    flow_events: int
+    counter_events: int
+    metadata_events: int
+    async_events_not_analysed: int
+    other_phase_events_not_analysed: int
+    invalid_complete_events_skipped: int
+    unmatched_begin_end_skipped: int
+    unknown_category_events: int
+    external_id_is_correlation: bool
+    threads: int
+    bytes_in_memory: int
+    bytes_in_memory_per_event: float
+
+
+RankHeader = TypedDict(
+    "RankHeader",
+    {
+        "rank": int,
+        "rank_source": str,
+        "file": str,
+        "world_size": NotRequired[int],
+        "devices": list[Device],
+        "diagnosis": Diagnosis,
+        "import": Import,
+    },
+)
 
 
 class JobFinding(TypedDict):

@@ -1,14 +1,19 @@
+#include "report/report_fields.h"
 #include "stepscope/figures/diagnosis_fields.h"
 #include "stepscope/figures/diff_fields.h"
 #include "stepscope/figures/documents.h"
 #include "stepscope/figures/job_fields.h"
 #include "stepscope/figures/monitor_fields.h"
+#include "stepscope/figures/trace_fields.h"
 
 namespace stepscope::figures {
 
 std::span<const DocumentPart> document_parts() {
   static const DocumentPart kParts[] = {
-      {"ranks[].diagnosis", "a rank's answer: the verdict and its findings", &type_of<Diagnosis>},
+      {"input", "what `stepscope analyze` was asked for and found", &type_of<ReportInput>},
+      {"timing", "how long it took", &type_of<ReportTiming>},
+      {"ranks[]", "a rank object starts with these keys; its analyses follow (above)",
+       &type_of<RankHeader>},
       {"job",
        "the job (`analyze FOLDER`, `stepscope merge`): ranks compared, stragglers, "
        "collectives, clocks, scaling",
