@@ -517,6 +517,72 @@ class GpuMetrics(TypedDict):
     quirks: list[str]
 
 
+class LiveAllocations(TypedDict):
+    op: str
+    bytes: int
+    allocations: int
+    first_allocation_us: float
+
+
+class MemoryPeak(TypedDict):
+    allocated_bytes: int | None
+    time_us: float
+    reserved_bytes: int | None
+    step: int | None
+    op: str | None
+    phase: str | None
+    live_by_op: list[LiveAllocations]
+
+
+class StepMemory(TypedDict):
+    step: int
+    kept: bool
+    allocated_at_start_bytes: int | None
+    allocated_at_end_bytes: int | None
+    peak_allocated_bytes: int | None
+
+
+MemoryCurvePoint = tuple[float, int, int | None]
+
+
+class MemoryCurve(TypedDict):
+    points_total: int
+    downsampled: str
+    columns: list[str]
+    points: list[MemoryCurvePoint]
+
+
+class DeviceMemory(TypedDict):
+    device: str
+    device_type: int
+    device_id: int
+    records: int
+    allocations: int
+    frees: int
+    never_freed: int
+    never_freed_bytes: int
+    never_freed_by_op: list[LiveAllocations]
+    peak_allocated_bytes: int | None
+    peak_reserved_bytes: int | None
+    peak_reserved_time_us: float
+    first_allocated_bytes: int | None
+    last_allocated_bytes: int | None
+    allocated_before_first_record_bytes: int | None
+    fragmentation_at_peak: float | None
+    reserved_increases: int
+    reserved_decreases: int
+    peak: MemoryPeak
+    steps: list[StepMemory]
+    curve: MemoryCurve
+
+
+class Memory(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    origin_us: NotRequired[float]
+    devices: list[DeviceMemory]
+
+
 class OpFlops(TypedDict):
     name: str
     dtype: str
@@ -562,6 +628,7 @@ class RankFigures(TypedDict):
     launches: Launches
     queue_length: QueueLength
     gpu_metrics: GpuMetrics
+    memory: Memory
     compute_efficiency: ComputeEfficiency
 
 

@@ -1,5 +1,7 @@
 #include "stepscope/analysis/catalogue.h"
 
+#include "render/json/memory_fields.h"
+
 #include "stepscope/figures/collective_bandwidth_fields.h"
 #include "stepscope/figures/compute_efficiency_fields.h"
 #include "stepscope/figures/gpu_metrics_fields.h"

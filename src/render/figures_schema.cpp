@@ -44,7 +44,7 @@ std::string markdown_type(const TypeInfo& type, Unit unit) {
       text = cat("array of ", markdown_type(*type.element, unit));
       break;
     case Kind::kObject:
-      text = cat("`", type.struct_name, "`");
+      text = cat("`", type.struct_name, "`", type.positional ? " (an array)" : "");
       break;
   }
   if (type.nullable) text += " or null";
@@ -79,6 +79,7 @@ void object_tables(std::string& out, const TypeInfo& root, std::set<std::string_
     pending.erase(pending.begin());
     if (!seen.insert(type->struct_name).second) continue;
     out += cat("\n#### `", type->struct_name, "`\n\n");
+    if (type->positional) out += "An array of these values, in this order.\n\n";
     out += "| field | type | unit | meaning |\n|---|---|---|---|\n";
     std::vector<const TypeInfo*> nested;
     table_rows(out, *type, nested);
@@ -155,6 +156,16 @@ void python_typed_dict(std::string& out, std::string_view name,
   out += "    },\n)\n";
 }
 
+// A positional struct: a tuple of its members' types.
+void python_tuple(std::string& out, std::string_view name,
+                  const std::vector<std::pair<std::string, std::string>>& members) {
+  out += cat("\n\n", name, " = tuple[");
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    out += cat(i == 0 ? "" : ", ", members[i].second);
+  }
+  out += "]\n";
+}
+
 // Dependencies first, so that every name is defined before it is used.
 void python_class(std::string& out, const TypeInfo& type, std::set<std::string_view>& seen) {
   if (!seen.insert(type.struct_name).second) return;
@@ -163,7 +174,11 @@ void python_class(std::string& out, const TypeInfo& type, std::set<std::string_v
   }
   std::vector<std::pair<std::string, std::string>> members;
   python_members(members, type);
-  python_typed_dict(out, type.struct_name, members);
+  if (type.positional) {
+    python_tuple(out, type.struct_name, members);
+  } else {
+    python_typed_dict(out, type.struct_name, members);
+  }
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // The JSON document of `stepscope analyze` (schema in docs/json-schema.md).
 #include "render/json/hta_json.h"
 #include "render/json/json_sink.h"
-#include "render/json/memory_json.h"
 #include "render/json_writer.h"
 #include "report/report_fields.h"
 #include "report/report_model.h"
@@ -15,24 +14,16 @@ namespace {
 
 using render::JsonWriter;
 
-// Analyses not yet described by figures/fields.h.
-void write_legacy(JsonWriter& json, std::string_view name, const RankAnalyses& a) {
-  if (name == "memory") render::write_json(json, *a.trace, a.memory);
-}
-
 void write_rank(JsonWriter& json, const RankReport& rank) {
   json.begin_object();
   render::JsonSink sink(json);
   figures::write_members(sink, figures::RankHeader{*rank.analyses.trace, rank.diagnosis},
                          figures::Context{});
   for (const AnalysisDescription& analysis : analysis_catalogue()) {
-    if (analysis.name.empty()) continue;
+    // Every named analysis is described (figures/fields.h); unnamed ones are not written.
+    if (analysis.name.empty() || analysis.write == nullptr) continue;
     json.key(analysis.name);
-    if (analysis.write != nullptr) {
-      analysis.write(sink, rank.analyses);
-    } else {
-      write_legacy(json, analysis.name, rank.analyses);
-    }
+    analysis.write(sink, rank.analyses);
   }
   json.end_object();
 }

@@ -139,6 +139,39 @@ TEST(Figures, MillisecondsDivideIntegerAndFractionalNanoseconds) {
   EXPECT_EQ(figures::unit_label(fields[0].unit), "ms");
 }
 
+struct Point {
+  std::int64_t time_ns = 0;
+  std::optional<std::int64_t> bytes;
+};
+
+}  // namespace
+
+template <>
+struct figures::Fields<Point> {
+  static constexpr std::string_view kName = "Point";
+  static constexpr bool kPositional = true;
+  static std::span<const Field> list() {
+    using D = Describe<Point>;
+    static const Field k[] = {
+        D::field<&Point::time_ns>("time_us", Unit::kMicrosecondsFromNs, "time"),
+        D::field<&Point::bytes>("bytes", Unit::kBytes, "bytes"),
+    };
+    return k;
+  }
+};
+
+namespace {
+
+TEST(Figures, PositionalStructsAreWrittenAsArrays) {
+  render::JsonWriter json;
+  render::JsonSink sink(json);
+  const std::vector<Point> points = {{1'500, 7}, {2'000, std::nullopt}};
+  figures::write_value(sink, points, figures::Unit::kNone, figures::Context{});
+  EXPECT_EQ(json.text(), R"([[1.5,7],[2,null]])");
+  EXPECT_TRUE(figures::type_of<Point>().positional);
+  EXPECT_FALSE(figures::type_of<PerStep>().positional);
+}
+
 TEST(Figures, TypesFollowTheMembers) {
   const figures::TypeInfo& outer = figures::type_of<Outer>();
   ASSERT_EQ(outer.kind, figures::Kind::kObject);

@@ -17,6 +17,9 @@
 //
 // Values: bool, integers, floating point, strings, enums (through their `to_string`), optionals
 // and pointers (null when empty), ranges (arrays) and structs with their own `Fields` (objects).
+// A struct whose Fields has `static constexpr bool kPositional = true` is written as an array of
+// its values in field order (a compact row, e.g. a curve point), its field names documenting the
+// positions.
 // The descriptions are plain data behind function pointers, so the header stays light and a
 // renderer walks them at run time.
 #pragma once
@@ -125,6 +128,7 @@ struct TypeInfo {
   const TypeInfo* element = nullptr;             // arrays
   std::string_view struct_name;                  // objects
   std::span<const Field> (*fields)() = nullptr;  // objects
+  bool positional = false;                       // objects written as arrays (kPositional)
 };
 
 struct Field {
@@ -146,6 +150,11 @@ struct Fields;  // specialised next to each result struct (include/stepscope/fig
 template <typename T>
 concept Described = requires {
   Fields<T>::list();
+};
+
+template <typename T>
+concept Positional = Described<T> && requires {
+  requires Fields<T>::kPositional;
 };
 
 namespace detail {
@@ -205,6 +214,7 @@ TypeInfo make_type() {
     } else if constexpr (Described<V>) {
       info.struct_name = Fields<V>::kName;
       info.fields = &Fields<V>::list;
+      info.positional = Positional<V>;
     }
   }
   return info;
@@ -269,6 +279,10 @@ void write_value(Sink& sink, const V& value, Unit unit, const Context& context) 
     sink.begin_array();
     for (const auto& element : value) write_value(sink, element, unit, context);
     sink.end_array();
+  } else if constexpr (Positional<V>) {
+    sink.begin_array();
+    write_members(sink, value, context);
+    sink.end_array();
   } else {
     sink.begin_object();
     write_members(sink, value, context);
@@ -282,7 +296,7 @@ void write_members(Sink& sink, const T& object, const Context& parent) {
   if constexpr (requires { Fields<T>::enter(object, context); }) Fields<T>::enter(object, context);
   for (const Field& field : Fields<T>::list()) {
     if (field.present != nullptr && !field.present(&object, context)) continue;
-    if (!field.flatten) sink.key(field.name);
+    if (!field.flatten && !Positional<T>) sink.key(field.name);
     field.write(sink, &object, field.unit, context);
   }
 }

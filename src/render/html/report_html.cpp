@@ -12,7 +12,7 @@
 #include "render/html/page.h"
 #include "render/html/roofline_chart.h"
 #include "render/html/svg_chart.h"
-#include "render/json/memory_json.h"
+#include "render/json/memory_curve_points.h"
 #include "render/text_format.h"
 #include "report/report_model.h"
 #include "stepscope/job/job_report.h"
