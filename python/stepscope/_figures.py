@@ -1071,3 +1071,121 @@ class MonitorTimeline(TypedDict):
     monitor_cpu_us: float
     summary: MonitorSummary
     samples: list[MonitorSample]
+
+
+class SnapshotTiming(TypedDict):
+    load_seconds: float
+    analysis_seconds: float
+
+
+class BlocksByState(TypedDict):
+    active_allocated: int
+    active_pending_free: int
+    inactive: int
+    other: int
+
+
+class StackFrame(TypedDict):
+    name: str
+    filename: str
+    line: int
+
+
+class SnapshotBlock(TypedDict):
+    address: int
+    bytes: int
+    requested_bytes: int | None
+    site: str
+    stack: list[StackFrame]
+
+
+class SnapshotSite(TypedDict):
+    site: str
+    bytes: int
+    allocations: int
+    example_stack: list[StackFrame]
+
+
+class FragmentationCost(TypedDict):
+    unused_bytes: int
+    segments_with_unused: int
+    largest_free_block_bytes: int
+    returnable_bytes: int
+    returnable_share: float
+    fix: str
+
+
+class SnapshotState(TypedDict):
+    segments: int
+    large_segments: int
+    expandable_segments: int
+    reserved_bytes: int
+    allocated_bytes: int
+    active_bytes: int
+    requested_bytes: int | None
+    blocks: int
+    blocks_by_state: BlocksByState
+    inactive_bytes: int
+    largest_inactive_block_bytes: int
+    fragmentation: float | None
+    inactive_fragmentation: float | None
+    largest_live_blocks: list[SnapshotBlock]
+    live_by_site: list[SnapshotSite]
+    fragmentation_cost: FragmentationCost | None
+
+
+class EntriesByAction(TypedDict):
+    alloc: NotRequired[int]
+    free_requested: NotRequired[int]
+    free_completed: NotRequired[int]
+    segment_alloc: NotRequired[int]
+    segment_free: NotRequired[int]
+    segment_map: NotRequired[int]
+    segment_unmap: NotRequired[int]
+    snapshot: NotRequired[int]
+    oom: NotRequired[int]
+    other: NotRequired[int]
+
+
+class OomReport(TypedDict):
+    requested_bytes: int
+    device_free_bytes: int | None
+    time_us: int | None
+    stack: list[StackFrame]
+    live_bytes: int
+    live_by_site: list[SnapshotSite]
+
+
+class SnapshotTrace(TypedDict):
+    entries: int
+    entries_by_action: EntriesByAction
+    first_time_us: int | None
+    last_time_us: int | None
+    free_action: str
+    allocated_before_trace_bytes: int
+    peak_allocated_bytes: int
+    peak_entry: int
+    peak_time_us: int | None
+    live_at_peak_by_site: list[SnapshotSite]
+    never_freed: int
+    never_freed_bytes: int
+    never_freed_by_site: list[SnapshotSite]
+    ooms: int
+    last_oom_device_free_bytes: int | None
+    last_oom: OomReport | None
+
+
+class SnapshotDevice(TypedDict):
+    device: int
+    state: SnapshotState
+    trace: SnapshotTrace
+
+
+class MemorySnapshot(TypedDict):
+    file: str
+    input_bytes: int
+    unique_frames: int
+    unique_stacks: int
+    device_traces: int
+    timing: SnapshotTiming
+    devices: list[SnapshotDevice]

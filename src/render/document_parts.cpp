@@ -4,6 +4,7 @@
 #include "stepscope/figures/documents.h"
 #include "stepscope/figures/job_fields.h"
 #include "stepscope/figures/monitor_fields.h"
+#include "stepscope/figures/snapshot_fields.h"
 #include "stepscope/figures/trace_fields.h"
 
 namespace stepscope::figures {
@@ -26,6 +27,10 @@ std::span<const DocumentPart> document_parts() {
        "the live monitor's timeline, after `schema` (`stepscope.monitor`), `schema_version` and "
        "`stepscope_version` (docs/monitor.md)",
        &type_of<MonitorTimeline>},
+      {"stepscope memory --json",
+       "the memory-snapshot document, after `schema` (`stepscope.memory_snapshot`), "
+       "`schema_version` and `stepscope_version`",
+       &type_of<SnapshotDocument>},
   };
   return kParts;
 }

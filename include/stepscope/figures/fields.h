@@ -38,7 +38,8 @@
 
 namespace stepscope {
 struct Trace;
-}
+struct MemorySnapshot;
+}  // namespace stepscope
 
 namespace stepscope::figures {
 
@@ -110,10 +111,12 @@ class Sink {
   virtual void microseconds(std::int64_t ns) = 0;  // exact, up to three decimals
 };
 
-// What a struct's fields may depend on beyond the struct itself: the trace (names behind
-// interned ids), and switches a parent result sets for its rows (`Fields<T>::enter`).
+// What a struct's fields may depend on beyond the struct itself: the trace or the memory
+// snapshot (names and stacks behind interned ids), and switches a parent result sets for its
+// rows (`Fields<T>::enter`).
 struct Context {
   const Trace* trace = nullptr;
+  const MemorySnapshot* snapshot = nullptr;
   Mode mode = Mode::kNative;
   bool grouped_by_input_shape = false;
 };
