@@ -60,7 +60,9 @@ TEST(HtmlEscape, MarkupQuotesControlsAndBadUtf8BecomeText) {
 TEST(HtmlReport, NothingFromTheTraceReachesTheHtmlUnescaped) {
   const Report report = report_of(hostile_trace());
   const std::string html = render_html(report, 10);
-  EXPECT_EQ(count(html, "<script"), 1U);  // ours, the table sorter
+  // Ours: the timeline's data and drawing script, and the table sorter.
+  EXPECT_EQ(count(html, "<script"), 3U);
+  EXPECT_EQ(count(html, "<script type=\"application/json\""), 1U);
   EXPECT_EQ(count(html, "<img"), 0U);
   EXPECT_EQ(count(html, "<b>trace"), 0U);
   EXPECT_GT(count(html, "&lt;b&gt;trace&lt;/b&gt;.json"), 0U);
