@@ -44,7 +44,8 @@ def input_bound_trace() -> dict[str, Any]:
 def embedded_timeline(page: str) -> dict[str, Any]:
     match = re.search(r'<script type="application/json" id="timeline-data-0">(.*?)</script>', page)
     assert match, "the page embeds the timeline's data"
-    return json.loads(match.group(1))
+    data: dict[str, Any] = json.loads(match.group(1))
+    return data
 
 
 def attribute(dom: str, name: str) -> str:
