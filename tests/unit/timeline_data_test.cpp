@@ -199,6 +199,48 @@ TEST_F(TimelineData6, HostileNamesCannotLeaveTheJsonScriptElement) {
   EXPECT_EQ(html.find("<img"), std::string::npos);
 }
 
+TimelineData long_names_timeline(const TimelineLimits& limits, const std::string& suffix) {
+  TraceFixture fixture;
+  fixture.step(0, 0, 100'000);
+  for (int i = 0; i < 400; ++i) {
+    fixture.launched_kernel(std::to_string(i) + suffix, 10 + i * 200.0, 20 + i * 200.0, 100);
+  }
+  const Trace trace = fixture.step(1, 100'010, 100'000).load();
+  return select_timeline(analyze_rank(trace, {}), Diagnosis{}, limits);
+}
+
+TEST(TimelineStrings, ALongNameIsCutAtACodePointBoundary) {
+  TimelineLimits limits;
+  limits.max_string_bytes = 301;  // "0" + 299 × k, then "µ" (2 bytes) would be cut in half
+  const TimelineData data = long_names_timeline(limits, std::string(299, 'k') + "µ");
+  EXPECT_NE(std::find(data.strings.begin(), data.strings.end(), "0" + std::string(299, 'k') + "…"),
+            data.strings.end());
+}
+
+// Every kernel a different, long name: once the budget is spent, new strings are short.
+TEST(TimelineStrings, LongUniqueNamesAreCutToTheBudget) {
+  TimelineLimits limits;
+  limits.string_budget_bytes = 20 * 300;
+  limits.short_string_bytes = 10;
+  const TimelineData data = long_names_timeline(limits, std::string(300, 'k'));
+  ASSERT_GE(data.events.size(), 800U);
+  std::size_t bytes = 0;
+  std::size_t long_kernels = 0;
+  std::size_t short_kernels = 0;
+  for (const std::string& s : data.strings) {
+    bytes += s.size();
+    if (s.find("kkkk") == std::string::npos) continue;
+    EXPECT_LE(s.size(), limits.max_string_bytes + 3U) << s;  // plus the "…" that marks a cut
+    (s.size() > 10U + 3U ? long_kernels : short_kernels) += 1;
+  }
+  // Long strings of 256 + 3 bytes until the budget is crossed.
+  const std::size_t long_size = limits.max_string_bytes + 3U;
+  EXPECT_GE(long_kernels, limits.string_budget_bytes / long_size - 1);
+  EXPECT_LE(long_kernels, limits.string_budget_bytes / long_size + 1);
+  EXPECT_EQ(short_kernels, 400U - long_kernels);
+  EXPECT_LE(bytes, limits.string_budget_bytes + 300U + 400U * 13U);
+}
+
 TEST(ScriptJson, EscapesMarkupLineSeparatorsControlsAndBadUtf8) {
   std::string out;
   append_script_json_string(out, "a<b>&\"\\\n\x01\xe2\x80\xa8\xe2\x80\xa9\xff µs");

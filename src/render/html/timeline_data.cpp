@@ -178,20 +178,39 @@ std::vector<EventIndex> apply_cap(const Trace& trace, Candidates c, std::size_t 
   return kept;
 }
 
+// Where to cut `text` to at most `bytes` bytes without splitting a UTF-8 sequence.
+std::size_t cut_point(std::string_view text, std::size_t bytes) {
+  if (text.size() <= bytes) return text.size();
+  std::size_t at = bytes;
+  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xc0) == 0x80) --at;
+  return at;
+}
+
+// The strings the events point to, each stored once and cut to the limits.
 class StringTable {
  public:
-  explicit StringTable(std::vector<std::string>& strings) : strings_(strings) {}
+  StringTable(std::vector<std::string>& strings, const TimelineLimits& limits)
+      : strings_(strings), limits_(limits) {}
   std::int32_t add(std::string_view text) {
     if (text.empty()) return kNoString;
+    const std::size_t limit = bytes_ < limits_.string_budget_bytes ? limits_.max_string_bytes
+                                                                   : limits_.short_string_bytes;
+    std::string stored(text.substr(0, cut_point(text, limit)));
+    if (stored.size() < text.size()) stored += "\u2026";  // …
     const auto [at, inserted] =
-        index_.try_emplace(std::string(text), static_cast<std::int32_t>(strings_.size()));
-    if (inserted) strings_.emplace_back(text);
+        index_.try_emplace(stored, static_cast<std::int32_t>(strings_.size()));
+    if (inserted) {
+      bytes_ += stored.size();
+      strings_.push_back(std::move(stored));
+    }
     return at->second;
   }
 
  private:
   std::vector<std::string>& strings_;
+  const TimelineLimits& limits_;
   std::unordered_map<std::string, std::int32_t> index_;
+  std::size_t bytes_ = 0;
 };
 
 int depth_of(const Trace& trace, EventIndex i) {
@@ -245,11 +264,11 @@ std::string frame_text(const CodeLocation& where) {
 }
 
 void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chosen,
-                     TimelineData& data) {
+                     const TimelineLimits& limits, TimelineData& data) {
   const Trace& trace = a.trace.get();
   const EventTable& e = trace.events;
   const std::vector<const Step*> kept = a.steps.kept();
-  StringTable strings(data.strings);
+  StringTable strings(data.strings, limits);
   std::map<LaneKey, std::uint32_t> lanes;
   for (const EventIndex i : chosen) lanes.emplace(lane_key(trace, i), 0);
   for (auto& [key, index] : lanes) {
@@ -359,7 +378,7 @@ TimelineData select_timeline(const RankAnalyses& analyses, const Diagnosis& diag
   Candidates candidates = find_candidates(trace, data.steps, diagnosis);
   data.candidate_events = candidates.count;
   const std::vector<EventIndex> chosen = apply_cap(trace, std::move(candidates), limits.max_events);
-  describe_events(analyses, chosen, data);
+  describe_events(analyses, chosen, limits, data);
   data.phases = phase_spans(trace, data.steps);
   link_findings(trace, diagnosis, data);
   set_extent(data);

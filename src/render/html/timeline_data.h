@@ -14,9 +14,16 @@
 
 namespace stepscope::render::html {
 
+// What bounds the page: steps, events, and the text of their names. Kernel names can run to
+// kilobytes of template arguments, so each string is cut at max_string_bytes, and once the
+// strings hold string_budget_bytes new ones are cut at short_string_bytes: with the defaults the
+// embedded data stays under about 3 MB whatever the trace holds.
 struct TimelineLimits {
   std::size_t max_steps = 4;
   std::size_t max_events = 20'000;
+  std::size_t max_string_bytes = 256;
+  std::size_t string_budget_bytes = 1'500'000;
+  std::size_t short_string_bytes = 24;
 };
 
 // One row group of the drawing: a host thread or a device stream.
@@ -80,7 +87,7 @@ struct TimelineData {
   std::int64_t end_ns = 0;
   std::vector<TimelineLane> lanes;
   std::vector<TimelineEvent> events;  // sorted by lane, then start
-  std::vector<std::string> strings;   // raw trace text: escape on output
+  std::vector<std::string> strings;   // raw trace text (cut, see TimelineLimits): escape on output
   std::vector<TimelineStep> steps;    // by step number
   std::vector<TimelinePhaseSpan> phases;
   std::vector<TimelineFinding> findings;

@@ -10,8 +10,8 @@ namespace stepscope::render::html {
 
 namespace {
 
-// 20,000 events make about 1 MB of JSON; a page of several ranks draws up to four of them.
-constexpr std::size_t kEventsPerPage = 20'000;
+// A page of several ranks draws up to four of them (report_html.cpp): they share the budget of
+// one, so that the page stays under its size bound (docs/html-report.md).
 constexpr std::size_t kRanksOnAPage = 4;
 
 constexpr std::string_view kStyle =
@@ -77,7 +77,10 @@ std::string timeline_section(const TimelineData& data) {
 std::string timeline_section(const RankAnalyses& analyses, const Diagnosis& diagnosis,
                              bool several) {
   TimelineLimits limits;
-  limits.max_events = several ? kEventsPerPage / kRanksOnAPage : kEventsPerPage;
+  if (several) {
+    limits.max_events /= kRanksOnAPage;
+    limits.string_budget_bytes /= kRanksOnAPage;
+  }
   return timeline_section(select_timeline(analyses, diagnosis, limits));
 }
 
