@@ -241,6 +241,35 @@ TEST(TimelineStrings, LongUniqueNamesAreCutToTheBudget) {
   EXPECT_LE(bytes, limits.string_budget_bytes + 300U + 400U * 13U);
 }
 
+// with_stack=True: a user frame and an nn.Module around a forward op that launches a kernel.
+TEST(TimelineDetails, AKernelShowsItsPythonFrameModuleAndPhase) {
+  const std::string frame =
+      R"({"ph":"X","cat":"python_function","name":"train.py(42): forward","pid":100,"tid":1,)"
+      R"("ts":5.000,"dur":500.000,"args":{}})";
+  const std::string module =
+      R"({"ph":"X","cat":"python_function","name":"nn.Module: Linear_0","pid":100,"tid":1,)"
+      R"("ts":6.000,"dur":400.000,"args":{}})";
+  TraceFixture fixture;
+  fixture.step(0, 0, 1000).annotation("## forward ##", 2, 600);
+  fixture.raw_event(frame).raw_event(module);
+  fixture.op("aten::linear", 10, 100).launched_kernel("sgemm", 20, 30, 50);
+  fixture.step(1, 1010, 1000).annotation("## forward ##", 1012, 600);
+  fixture.op("aten::linear", 1020, 100).launched_kernel("sgemm", 1030, 1040, 50);
+  const Trace trace = fixture.load();
+  const RankAnalyses analyses = analyze_rank(trace, {});
+  ASSERT_FALSE(analyses.code.empty());
+  const TimelineData data = select_timeline(analyses, Diagnosis{});
+  const auto kernel = std::find_if(data.events.begin(), data.events.end(), [&](const auto& e) {
+    return name_of(data, e) == "sgemm" && e.step == 0;
+  });
+  ASSERT_NE(kernel, data.events.end());
+  EXPECT_EQ(data.strings.at(static_cast<std::size_t>(kernel->frame)), "train.py:42 forward");
+  EXPECT_EQ(data.strings.at(static_cast<std::size_t>(kernel->module)), "Linear_0");
+  EXPECT_EQ(kernel->phase, static_cast<int>(Phase::kForward));
+  ASSERT_FALSE(data.phases.empty());
+  EXPECT_EQ(data.phases.front().phase, static_cast<int>(Phase::kForward));
+}
+
 TEST(ScriptJson, EscapesMarkupLineSeparatorsControlsAndBadUtf8) {
   std::string out;
   append_script_json_string(out, "a<b>&\"\\\n\x01\xe2\x80\xa8\xe2\x80\xa9\xff µs");
