@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import kineto_trace, write_trace
-from test_html_report import browser, stepscope
+from test_html_report import browser, shared_trace_files, stepscope
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 DRAWN_CATEGORIES = {"user_annotation", "cpu_op", "cuda_runtime", "kernel"}
@@ -185,3 +185,24 @@ def test_report_never_writes_the_annotated_trace_over_its_input(tmp_path: Path) 
     assert result.returncode != 0
     assert "--annotate" in result.stderr
     assert source.read_bytes() == before
+
+
+PAGE_LIMIT_BYTES = 5 * 1024 * 1024  # the bound docs/html-report.md states
+
+
+def largest_shared_traces(count: int) -> list[Path]:
+    return sorted(shared_trace_files(), key=lambda p: p.stat().st_size)[-count:]
+
+
+@pytest.mark.parametrize("trace", largest_shared_traces(3), ids=lambda p: str(p.name))
+def test_large_traces_give_a_bounded_page_that_draws_every_embedded_event(
+    trace: Path, tmp_path: Path
+) -> None:
+    page = tmp_path / "report.html"
+    subprocess.run([stepscope(), "report", str(trace), "-o", str(page), "-q"], check=True)
+    assert page.stat().st_size < PAGE_LIMIT_BYTES
+    result = browser("--dump-dom", page.as_uri())
+    no_errors(result)
+    embedded = int(attribute(result.stdout, "data-events"))
+    assert 0 < embedded <= 20_000
+    assert int(attribute(result.stdout, "data-drawn-events")) == embedded
