@@ -3,18 +3,20 @@
 #include <fmt/format.h>
 
 #include "render/html/script_json.h"
+#include "render/html/timeline_colors.h"
 
 namespace stepscope::render::html {
 
 namespace {
 
-constexpr EventClass kClasses[] = {EventClass::kKernel,  EventClass::kMemcpy,
-                                   EventClass::kMemset,  EventClass::kAcceleratorKernel,
-                                   EventClass::kGpuSync, EventClass::kGpuAnnotation,
-                                   EventClass::kOp,      EventClass::kAnnotation,
-                                   EventClass::kRuntime, EventClass::kDriver,
-                                   EventClass::kPython,  EventClass::kProfilerSpan,
-                                   EventClass::kOther};
+constexpr std::array<EventClass, kEventClassCount> kClasses = {
+    EventClass::kKernel,  EventClass::kMemcpy,
+    EventClass::kMemset,  EventClass::kAcceleratorKernel,
+    EventClass::kGpuSync, EventClass::kGpuAnnotation,
+    EventClass::kOp,      EventClass::kAnnotation,
+    EventClass::kRuntime, EventClass::kDriver,
+    EventClass::kPython,  EventClass::kProfilerSpan,
+    EventClass::kOther};
 
 template <typename Items, typename Write>
 void append_array(std::string& out, const Items& items, Write&& write) {
@@ -67,6 +69,12 @@ std::string timeline_json(const TimelineData& data) {
   append_array(out, data.strings, [&](const std::string& s) { append_script_json_string(out, s); });
   out += ",\"classes\":";
   append_array(out, kClasses, [&](EventClass c) { append_script_json_string(out, to_string(c)); });
+  out += ",\"class_colors\":";
+  append_array(out, kClassColors, [&](std::string_view c) { append_script_json_string(out, c); });
+  out += ",\"phase_colors\":";
+  append_array(out, kPhaseColors, [&](std::string_view c) { append_script_json_string(out, c); });
+  out += ",\"highlight_color\":";
+  append_script_json_string(out, kHighlightColor);
   out += ",\"phase_names\":";
   append_array(out, std::vector<int>{0, 1, 2, 3, 4},
                [&](int p) { append_script_json_string(out, to_string(static_cast<Phase>(p))); });

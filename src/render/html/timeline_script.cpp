@@ -9,9 +9,6 @@ namespace {
 constexpr std::string_view kScript = R"js(
 (function(){
   var ROW=14,LABEL=180,HEAD=34,GAP=6;
-  var CLASS_COLORS={kernel:'#4c78a8',memcpy:'#f58518',memset:'#eeca3b',accelerator_kernel:'#4c78a8',
-    op:'#54a24b',annotation:'#b279a2',runtime:'#e45756',driver:'#ff9da6'};
-  var PHASE_COLORS=['#4c78a8','#f58518','#54a24b','#eeca3b','#bab0ac'];
   function duration(ns){
     if(ns<1000)return ns+' ns';
     if(ns<1e6)return (ns/1e3).toFixed(3)+' \u00b5s';
@@ -57,7 +54,7 @@ constexpr std::string_view kScript = R"js(
         ctx.fillText('step '+st[0]+' ('+st[3]+')',Math.max(LABEL,x(st[1]))+3,22);
       });
       data.phases.forEach(function(p){
-        ctx.fillStyle=PHASE_COLORS[p[0]];ctx.fillRect(x(p[1]),25,Math.max(1,x(p[2])-x(p[1])),6);
+        ctx.fillStyle=data.phase_colors[p[0]];ctx.fillRect(x(p[1]),25,Math.max(1,x(p[2])-x(p[1])),6);
       });
       spans.forEach(function(sp){
         ctx.fillStyle='rgba(214,39,40,0.10)';
@@ -71,7 +68,7 @@ constexpr std::string_view kScript = R"js(
         var x0=Math.max(LABEL,x(e[2])),x1=Math.min(width,x(e[2]+e[3])),w=Math.max(1,x1-x0);
         var y=laneY[e[0]]+e[1]*ROW,lit=highlight&&highlight.has(k);
         ctx.globalAlpha=highlight&&!lit?0.35:1;
-        ctx.fillStyle=lit?'#d62728':(CLASS_COLORS[className(e)]||'#9d755d');
+        ctx.fillStyle=lit?data.highlight_color:data.class_colors[e[5]];
         ctx.fillRect(x0,y+1,w,ROW-2);
         if(k===pinned){ctx.strokeStyle='#000';ctx.strokeRect(x0,y+1,w,ROW-2);}
         if(w>40){
@@ -144,7 +141,7 @@ constexpr std::string_view kScript = R"js(
       root.setAttribute('data-finding',f.id);
       document.querySelectorAll('.finding.selected').forEach(function(c){c.classList.remove('selected');});
       card.classList.add('selected');
-      draw();root.scrollIntoView({block:'nearest'});
+      draw();root.scrollIntoView({block:'start'});
     }
     document.querySelectorAll('.finding[data-finding]').forEach(function(card){
       var key=card.getAttribute('data-finding').split(':');

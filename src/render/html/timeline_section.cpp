@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "render/html/html_escape.h"
+#include "render/html/timeline_colors.h"
 #include "render/html/timeline_json.h"
 #include "render/html/timeline_script.h"
 
@@ -32,6 +33,25 @@ std::string steps_note(const TimelineData& data) {
   note += fmt::format(" ({} of {} events", data.events.size(), data.candidate_events);
   if (data.events.size() < data.candidate_events) note += "; the longest are kept";
   return note + ")";
+}
+
+std::string legend_entry(std::string_view color, std::string_view label) {
+  return fmt::format("<span><i style=\"background:{}\"></i>{}</span>", color, label);
+}
+
+std::string legend() {
+  std::string out = "<p class=\"legend\">";
+  for (const EventClass c :
+       {EventClass::kKernel, EventClass::kMemcpy, EventClass::kMemset, EventClass::kOp,
+        EventClass::kAnnotation, EventClass::kRuntime, EventClass::kDriver}) {
+    out += legend_entry(kClassColors[static_cast<std::size_t>(c)], to_string(c));
+  }
+  out += legend_entry(kHighlightColor, "a selected finding's events");
+  out += "<br>phase bands: ";
+  for (std::size_t p = 0; p + 1 < kPhaseCount; ++p) {  // "other" has no band
+    out += legend_entry(kPhaseColors[p], to_string(static_cast<Phase>(p)));
+  }
+  return out + "</p>\n";
 }
 
 std::string perfetto_note() {
@@ -65,7 +85,8 @@ std::string timeline_section(const TimelineData& data) {
       escape(steps_note(data)));
   out +=
       "<div class=\"timeline-canvas\"><canvas></canvas></div>\n<pre "
-      "class=\"timeline-details\"></pre></div>\n";
+      "class=\"timeline-details\"></pre>\n" +
+      legend() + "</div>\n";
   out += fmt::format("<script type=\"application/json\" id=\"{}\">", id);
   out += timeline_json(data);
   out += "</script>\n<script>";
