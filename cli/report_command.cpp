@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "analyze_command.h"
@@ -24,19 +26,29 @@ struct ReportArguments {
   bool quiet = false;
 };
 
+// Checked before loading, so that a mistake costs no analysis time.
+std::optional<std::string> check_annotate(const ReportArguments& a) {
+  if (a.annotate_output.empty()) return std::nullopt;
+  if (a.annotate_output == "-") return "--annotate needs a file name, not '-'";
+  std::error_code error;
+  if (std::filesystem::is_directory(a.path, error)) {
+    return a.path + ": --annotate takes a single trace file, not a folder";
+  }
+  if (live::is_timeline_document(a.path)) {
+    return a.path + ": --annotate needs a trace file; a monitor timeline is not one";
+  }
+  return std::nullopt;
+}
+
 int run_report(const ReportArguments& a) {
-  if (a.annotate_output == "-") return fail("--annotate needs a file name, not '-'");
+  if (const auto problem = check_annotate(a)) return fail(*problem);
   if (Status s =
           check_output_paths({a.path}, {{"-o", a.output}, {"--annotate", a.annotate_output}});
       !s) {
     return fail(s.error());
   }
   std::string html;
-  const bool timeline = live::is_timeline_document(a.path);
-  if (timeline && !a.annotate_output.empty()) {
-    return fail("--annotate needs a trace file; a monitor timeline is not one");
-  }
-  if (timeline) {  // `stepscope monitor -o FILE.json`: its own page
+  if (live::is_timeline_document(a.path)) {  // `stepscope monitor -o FILE.json`: its own page
     Result<live::MonitorTimelineDocument> document = live::read_timeline_document(a.path);
     if (!document) return fail(document.error());
     html = live::render_monitor_html(*document);
@@ -44,7 +56,6 @@ int run_report(const ReportArguments& a) {
     ReportPtr report = analyze_with_progress(a.path, a.analysis, a.top, a.quiet);
     if (!report) return kExitBadInput;
     html = render_html(*report, a.top);
-    // The library refuses a folder (each rank has its own source file) and names the problem.
     if (!a.annotate_output.empty()) {
       if (Status s = write_annotated_report(*report, a.annotate_output); !s) return fail(s.error());
     }
@@ -71,8 +82,7 @@ void register_report_command(CLI::App& app, int& exit_status) {
       ->capture_default_str();
   command
       ->add_option("--annotate", a->annotate_output,
-                   "also write the trace with the findings as markers, for Perfetto (a single "
-                   "trace file; '.gz' compresses)")
+                   "also write the trace with the findings as markers, for Perfetto")
       ->type_name("OUT.json");
   add_quiet_flag(*command, a->quiet, "no progress and no 'wrote' line");
   command->footer(
