@@ -206,3 +206,26 @@ def test_large_traces_give_a_bounded_page_that_draws_every_embedded_event(
     embedded = int(attribute(result.stdout, "data-events"))
     assert 0 < embedded <= 20_000
     assert int(attribute(result.stdout, "data-drawn-events")) == embedded
+
+
+def test_report_refuses_to_annotate_a_folder_before_analysing_it(tmp_path: Path) -> None:
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    for rank in (0, 1):
+        write_trace(folder / f"rank{rank}.json", kineto_trace(rank=rank))
+    result = subprocess.run(
+        [
+            stepscope(),
+            "report",
+            str(folder),
+            "-o",
+            str(tmp_path / "r.html"),
+            "--annotate",
+            str(tmp_path / "a.json"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+    assert "not a folder" in result.stderr
+    assert not (tmp_path / "a.json").exists() and not (tmp_path / "r.html").exists()
