@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -231,13 +233,34 @@ int phase_of(const Trace& trace, EventIndex i) {
   return -1;
 }
 
-std::int64_t step_of(const std::vector<const Step*>& kept, std::int64_t t) {
-  for (const Step* step : kept) {
-    const auto [start, end] = step_span(*step);
-    if (start <= t && t < end) return step->number;
+// The kept step an event belongs to: host calls by the steps' host spans, device work by their
+// device-rebased spans (a step's device work can run on past the next step's host start).
+class StepLookup {
+ public:
+  explicit StepLookup(const std::vector<const Step*>& kept) {
+    for (const Step* step : kept) {
+      host_.push_back({step->host_start_ns, step->host_end_ns, step->number});
+      device_.push_back({step->start_ns, step->end_ns, step->number});
+    }
+    std::sort(host_.begin(), host_.end());
+    std::sort(device_.begin(), device_.end());
   }
-  return -1;
-}
+  [[nodiscard]] std::int64_t step_of(const Trace& trace, EventIndex i) const {
+    const bool device = is_device_activity(trace.events.event_class[i]);
+    return find(device ? device_ : host_, trace.events.start_ns[i]);
+  }
+
+ private:
+  using Span = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // start, end, number
+  static std::int64_t find(const std::vector<Span>& spans, std::int64_t t) {
+    auto after = std::upper_bound(spans.begin(), spans.end(), Span{t, INT64_MAX, INT64_MAX});
+    if (after == spans.begin()) return -1;
+    const auto& [start, end, number] = *std::prev(after);
+    return t < end ? number : -1;
+  }
+  std::vector<Span> host_;
+  std::vector<Span> device_;
+};
 
 // Lanes: host threads first (in thread order), then device streams by (device, stream).
 using LaneKey = std::tuple<int, std::int64_t, std::int64_t>;
@@ -267,7 +290,7 @@ void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chose
                      const TimelineLimits& limits, TimelineData& data) {
   const Trace& trace = a.trace.get();
   const EventTable& e = trace.events;
-  const std::vector<const Step*> kept = a.steps.kept();
+  const StepLookup steps(a.steps.kept());
   StringTable strings(data.strings, limits);
   std::map<LaneKey, std::uint32_t> lanes;
   for (const EventIndex i : chosen) lanes.emplace(lane_key(trace, i), 0);
@@ -284,7 +307,7 @@ void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chose
     out.row = depth_of(trace, i);
     out.name = strings.add(trace.name_of(i));
     out.event_class = e.event_class[i];
-    out.step = step_of(kept, out.start_ns);
+    out.step = steps.step_of(trace, i);
     out.phase = phase_of(trace, i);
     if (is_device_activity(out.event_class)) {
       if (e.owner_op[i] != kNoEvent) out.op = strings.add(trace.name_of(e.owner_op[i]));
