@@ -215,6 +215,10 @@ class StringTable {
   std::size_t bytes_ = 0;
 };
 
+// Deeper calls share the last row: a runaway recursion must not make a canvas taller than a
+// browser draws (about 32,000 px).
+constexpr int kMaxRowsPerLane = 32;
+
 int depth_of(const Trace& trace, EventIndex i) {
   if (!is_nested_host_event(trace.events.event_class[i])) return 0;
   int depth = 0;
@@ -304,7 +308,7 @@ void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chose
     out.start_ns = e.start_ns[i];
     out.dur_ns = e.dur_ns[i];
     out.lane = lanes.at(lane_key(trace, i));
-    out.row = depth_of(trace, i);
+    out.row = std::min(depth_of(trace, i), kMaxRowsPerLane - 1);
     out.name = strings.add(trace.name_of(i));
     out.event_class = e.event_class[i];
     out.step = steps.step_of(trace, i);

@@ -40,7 +40,7 @@ struct TimelineEvent {
   std::int64_t start_ns = 0;    // trace time
   std::int64_t dur_ns = 0;
   std::uint32_t lane = 0;
-  int row = 0;                    // nesting depth in its lane
+  int row = 0;  // nesting depth in its lane (calls deeper than 31 share the last row)
   std::int32_t name = kNoString;  // indices into TimelineData::strings
   EventClass event_class = EventClass::kOther;
   std::int64_t step = -1;           // number of the chosen step it falls in, -1: none
