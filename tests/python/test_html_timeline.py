@@ -229,3 +229,72 @@ def test_report_refuses_to_annotate_a_folder_before_analysing_it(tmp_path: Path)
     assert result.returncode != 0
     assert "not a folder" in result.stderr
     assert not (tmp_path / "a.json").exists() and not (tmp_path / "r.html").exists()
+
+
+# Plays a reader's gestures on the canvas after the page's own scripts ran, and writes what the
+# page showed after each into attributes of <body>. The lane geometry (34 px header, 14 px rows,
+# 6 px between lanes, 180 px of labels) is the drawing script's.
+GESTURES = """<script>
+(function(){
+  var root=document.querySelector('div.timeline'),canvas=root.querySelector('canvas');
+  var data=JSON.parse(document.getElementById(root.getAttribute('data-source')).textContent);
+  var box=canvas.getBoundingClientRect(),body=document.body;
+  function view(){return root.getAttribute('data-view').split(',').map(Number);}
+  function at(type,x,y,extra){
+    var init={clientX:box.left+x,clientY:box.top+y,bubbles:true,cancelable:true};
+    for(var k in extra)init[k]=extra[k];
+    canvas.dispatchEvent(type==='wheel'?new WheelEvent(type,init):new MouseEvent(type,init));
+  }
+  body.setAttribute('data-view-0',view().join(','));
+  at('wheel',180+(box.width-180)/2,40,{deltaY:-500});
+  body.setAttribute('data-view-zoomed',view().join(','));
+  body.setAttribute('data-drawn-zoomed',root.getAttribute('data-drawn-events'));
+  at('mousedown',400,40);at('mousemove',500,40);at('mouseup',500,40);
+  body.setAttribute('data-view-panned',view().join(','));
+  root.querySelector('button.timeline-reset').click();
+  var gpu=data.lanes.findIndex(function(l){return l[1]===1;}),y=34+7;
+  for(var i=0;i<gpu;i++)y+=data.lanes[i][2]*14+6;
+  var kernel=data.events.find(function(e){return e[0]===gpu;});
+  var x=180+(kernel[2]+kernel[3]/2)/data.span_ns*(box.width-180);
+  at('mousemove',x,y);
+  body.setAttribute('data-hover',root.querySelector('.timeline-details').textContent);
+})();
+</script>"""
+
+
+def test_wheel_zooms_drag_pans_and_hover_describes_a_kernel(
+    report: tuple[dict[str, Any], Path], tmp_path: Path
+) -> None:
+    _, page = report
+    driven = tmp_path / "driven.html"
+    driven.write_text(page.read_text().replace("</body>", GESTURES + "</body>"))
+    result = browser("--dump-dom", driven.as_uri())
+    no_errors(result)
+    body = re.search(r"<body[^>]*>", result.stdout)
+    assert body
+    tag = html.unescape(body.group(0))
+
+    def read(name: str) -> str:
+        match = re.search(name + r'="([^"]*)"', tag, re.S)
+        assert match, name
+        return match.group(1)
+
+    def span(name: str) -> tuple[float, float]:
+        start, end = (float(v) for v in read(name).split(","))
+        return start, end
+
+    start, end = span("data-view-0")
+    zoomed = span("data-view-zoomed")
+    # deltaY -500 zooms in by e^-1 around the middle of the canvas.
+    assert zoomed[1] - zoomed[0] == pytest.approx((end - start) * 0.3679, rel=0.01)
+    assert zoomed[0] > start and zoomed[1] < end
+    assert 0 < int(read("data-drawn-zoomed")) < int(attribute(result.stdout, "data-events"))
+    panned = span("data-view-panned")
+    # Dragging 100 px to the right shows earlier times, by 100 px worth of the zoomed span.
+    assert panned[1] - panned[0] == pytest.approx(zoomed[1] - zoomed[0], rel=1e-6)
+    assert panned[0] < zoomed[0]
+    hover = read("data-hover")
+    assert hover.startswith("ampere_sgemm_128x64_tn\nkernel · 5.000 ms")
+    assert "launched by op: " + HOSTILE in hover  # step 0's op, shown as text
+    assert "launch call: cudaLaunchKernel" in hover
+    assert "step 0" in hover

@@ -83,6 +83,7 @@ constexpr std::string_view kScript = R"js(
         ctx.fillStyle='#333';ctx.fillText(lane[0].slice(0,28),4,laneY[i]+11);
       });
       root.setAttribute('data-drawn-events',String(drawn));
+      root.setAttribute('data-view',Math.round(view.start)+','+Math.round(view.end));
     }
     function hit(mx,my){
       var time=t(mx),tolerance=(view.end-view.start)/(width-LABEL)*2,best=-1;
