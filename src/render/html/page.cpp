@@ -8,8 +8,8 @@ namespace {
 
 constexpr std::string_view kStyle = R"css(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0;background:#fafafa}
-main>*{max-width:980px;margin-left:auto;margin-right:auto}
-main{padding:0 16px 48px}
+/* main itself is the one centred column: a block's own margin can then never pull it off. */
+main{max-width:980px;margin:0 auto;padding:0 16px 48px}
 header{padding:16px 0 4px}
 h1{font-size:22px;margin:0}
 h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
