@@ -14,4 +14,9 @@ namespace stepscope::render {
 // as one character and comes out as U+FFFD). The result is text, not markup: escape it for HTML.
 std::string cut_name_middle(std::string_view name, std::size_t max_characters);
 
+// A name for a chart label: when it is too long and ends in a C++ parameter list ("kernel<...>(int,
+// float*)"), the list goes first (it repeats the template's types and tells kernels apart less
+// than the template does), then the rest is cut in the middle. Show the full name beside it.
+std::string shorten_name(std::string_view name, std::size_t max_characters);
+
 }  // namespace stepscope::render

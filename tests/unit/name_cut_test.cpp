@@ -60,6 +60,24 @@ TEST(NameCut, HostileNamesStayMarkupFreeOnceEscaped) {
   EXPECT_NE(shown.find("onerror=alert(2)&gt;"), std::string::npos) << shown;
 }
 
+TEST(NameCut, ShortenNameDropsAParameterListBeforeCutting) {
+  const std::string copy =
+      "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 4, 64, "
+      "64>(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned "
+      "int, 64, 64>, int, int, int)";
+  const std::string shown = shorten_name(copy, 46);
+  const std::string template_tail = ", unsigned int, 4, 64, 64>";
+  EXPECT_EQ(shown.substr(shown.size() - template_tail.size()), template_tail) << shown;
+  EXPECT_EQ(code_points(shown), 46u);
+  EXPECT_EQ(shorten_name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 46),
+            "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t");
+  // Short names keep their parameters; a name that is only a list is cut, not emptied.
+  EXPECT_EQ(shorten_name("f(int)", 46), "f(int)");
+  EXPECT_EQ(code_points(shorten_name("(" + std::string(60, 'x') + ")", 20)), 20u);
+  // Unbalanced parentheses: cut as it is.
+  EXPECT_EQ(code_points(shorten_name(std::string(60, 'y') + "))", 20)), 20u);
+}
+
 TEST(NameCut, ZeroWidthIsEmpty) { EXPECT_EQ(cut_name_middle("abcdef", 0), ""); }
 
 }  // namespace

@@ -33,6 +33,7 @@ svg .grid{stroke:#eee}
 svg text{font-size:11px;fill:#555}
 svg .unit,svg .axis-label{fill:#333;font-weight:600}
 svg rect.busy{fill:#4c78a8}
+svg .marker{stroke:#bbb;stroke-dasharray:3 3}
 .legend{font-size:12px;margin:4px 0 8px}
 .legend span{margin-right:14px;white-space:nowrap}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:baseline}
