@@ -26,7 +26,8 @@ TEST(DiffHtml, VerdictChartsAndEscapedNames) {
   appeared.after_ns = 1e6;
   d.kernels_appeared = {appeared};
   d.kernels_appeared_total = 1;
-  d.findings_resolved = {FindingChange{"input-bound", "The GPU waits <b>", 0, "high", "", 5, 0}};
+  d.findings_resolved = {
+      FindingChange{"input-bound", "The GPU waits <b>", 0, "high", "", 5, 0, {}}};
   const std::string html = render_diff_html(d);
   EXPECT_NE(html.find("data-chart=\"diff-steps\" data-bars=\"5\""), std::string::npos);
   EXPECT_NE(html.find("data-chart=\"diff-phases\" data-bars=\"4\""), std::string::npos);

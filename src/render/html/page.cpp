@@ -25,7 +25,7 @@ h3{font-size:15px;margin:18px 0 6px}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:12.5px;margin:6px 0}
 th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top}
 td:first-child{overflow-wrap:anywhere}
-td.num,td[data-v]{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th.num,td.num,td[data-v]{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \2195";color:#aaa}
 svg.chart{width:100%;height:auto;background:#fff;border:1px solid #eee;display:block}
