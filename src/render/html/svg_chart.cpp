@@ -168,6 +168,11 @@ std::string draw(const LineChart& chart) {
   double x_max = 0;
   double x_min = chart.x.empty() ? 0 : chart.x.front();
   for (double x : chart.x) x_max = std::max(x_max, x);
+  // The axis spans the markers too: a step that starts before the first sample still shows.
+  for (const Marker& m : chart.markers) {
+    x_min = std::min(x_min, m.x);
+    x_max = std::max(x_max, m.x);
+  }
   double y_max = 0;
   for (const Series& s : chart.series) {
     for (double v : s.values) y_max = std::max(y_max, v);
@@ -189,7 +194,6 @@ std::string draw(const LineChart& chart) {
       fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                   kLeft + kPlotWidth / 2, kHeight - 6, escape(chart.x_unit));
   for (const Marker& m : chart.markers) {
-    if (m.x < x_min || m.x > x_min + x_span) continue;
     out += fmt::format(
         "<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\">"
         "<title>{3}</title></line>\n",
