@@ -28,7 +28,7 @@ td:first-child{overflow-wrap:anywhere}
 th.num,td.num,td[data-v]{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \2195";color:#aaa}
-svg.chart{width:100%;height:auto;background:#fff;border:1px solid #eee;display:block}
+svg.chart{box-sizing:border-box;width:100%;height:auto;background:#fff;border:1px solid #eee;display:block}
 svg .grid{stroke:#eee}
 svg text{font-size:11px;fill:#555}
 svg .unit,svg .axis-label{fill:#333;font-weight:600}
