@@ -13,6 +13,7 @@ import struct
 import subprocess
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, SHARED_TRACES, require_shared_traces
@@ -81,14 +82,15 @@ LAYOUT_PROBE = """<script>
 </script>"""
 
 
-def column_layout(html: Path, tmp_path: Path) -> dict[str, object]:
+def column_layout(html: Path, tmp_path: Path) -> dict[str, Any]:
     """Where the blocks of the page's main column sit, in a 1400 px wide window."""
     probed = tmp_path / f"probed-{html.name}"
     probed.write_text(html.read_text().replace("</body>", LAYOUT_PROBE + "</body>"))
     result = browser("--window-size=1400,3000", "--dump-dom", probed.as_uri())
     match = re.search(r'<body[^>]*data-layout="([^"]*)"', result.stdout)
     assert match is not None, result.stderr[-2000:]
-    return json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    layout: dict[str, Any] = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    return layout
 
 
 def assert_one_centred_column(html: Path, tmp_path: Path) -> None:
@@ -97,8 +99,8 @@ def assert_one_centred_column(html: Path, tmp_path: Path) -> None:
     layout = column_layout(html, tmp_path)
     assert layout["checked"] >= 3, layout
     assert layout["off"] == [], layout["off"]
-    left = float(layout["left"])  # type: ignore[arg-type]
-    right_margin = float(layout["viewport"]) - float(layout["right"])  # type: ignore[arg-type]
+    left = float(layout["left"])
+    right_margin = float(layout["viewport"]) - float(layout["right"])
     assert left > 100, f"the column is not centred in a 1400 px window: {layout}"
     assert abs(left - right_margin) <= 2, layout
 
