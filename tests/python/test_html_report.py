@@ -69,8 +69,9 @@ LAYOUT_PROBE = """<script>
       if(r.width===0&&r.height===0)return;
       checked++;
       if(Math.abs(r.left-left)>1||r.right>right+1){
-        off.push(el.tagName+'.'+(el.getAttribute('class')||'')+' '+(el.textContent||'').slice(0,40)+' left '+
-                 Math.round(r.left)+' right '+Math.round(r.right));
+        off.push(el.tagName+'.'+(el.getAttribute('class')||'')+' '+
+                 (el.textContent||'').slice(0,40)+' left '+Math.round(r.left)+
+                 ' right '+Math.round(r.right));
       }
       if(el.tagName==='SECTION')visit(el);
     });
