@@ -260,6 +260,9 @@ std::string operators_section(const OperatorsResult& ops, int top, WindowSteps w
 std::vector<render::html::Marker> step_markers(const StepsResult& steps, std::int64_t origin_ns) {
   std::vector<render::html::Marker> markers;
   const std::vector<const Step*> kept = steps.kept();
+  // Past this many, the lines would shade the plot grey rather than mark anything.
+  constexpr std::size_t kMaxStepMarkers = 100;
+  if (kept.size() > kMaxStepMarkers) return markers;
   for (const Step* step : kept) {
     markers.push_back(
         {ms(step->host_start_ns - origin_ns), fmt::format("step #{} starts", step->number)});
