@@ -81,13 +81,20 @@ TEST(DiffHtml, CpuPairHasNoEmptyKernelSectionAndPersistingShowsBothFigures) {
   // With device time on one side, the device columns come back, and kernels get their section.
   d.ops[0].after_self_device_ns = 1'000'000;
   KernelChange kernel;
-  kernel.name = "gemm";
+  kernel.name = "void at::native::elementwise_kernel<" + std::string(120, 'x') + ", \"tail\">";
   kernel.in_before = kernel.in_after = true;
   d.kernels = {kernel};
   d.kernels_total = 1;
   const std::string gpu = render_diff_html(d);
   EXPECT_NE(gpu.find("self device before"), std::string::npos);
   EXPECT_NE(gpu.find("<h2>Kernels and copies</h2>"), std::string::npos);
+  // A long kernel name: cut in the middle in the cell, whole (and escaped) in its tooltip.
+  EXPECT_NE(gpu.find("<td title=\"void at::native::elementwise_kernel&lt;" + std::string(120, 'x') +
+                     ", &quot;tail&quot;&gt;\">void at::native::"),
+            std::string::npos)
+      << gpu;
+  EXPECT_NE(gpu.find("elementwise_kernel…xxx"), std::string::npos);
+  EXPECT_NE(gpu.find("xxx, &quot;tail&quot;&gt;</td>"), std::string::npos);
 }
 
 TEST(DiffHtml, NoFindingOnEitherSideSaysSo) {

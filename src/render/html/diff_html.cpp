@@ -7,6 +7,7 @@
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
 #include "render/html/svg_chart.h"
+#include "render/name_cut.h"
 #include "stepscope/diff.h"
 
 namespace stepscope {
@@ -18,6 +19,9 @@ using render::html::escape;
 using render::html::Series;
 
 constexpr std::size_t kMaxStepsPerSide = 60;
+// Kernel names run to hundreds of characters: the table shows the distinguishing head and tail,
+// the full name is the cell's tooltip.
+constexpr std::size_t kMaxNameCharacters = 90;
 
 std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 
@@ -84,11 +88,11 @@ std::string kernel_rows(const std::vector<KernelChange>& rows) {
   std::string out;
   for (const KernelChange& k : rows) {
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
+        "<tr><td title=\"{}\">{}</td><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
         "<td data-v=\"{}\">{}</td><td data-v=\"{:.3f}\">{:.2f} → {:.2f}</td></tr>\n",
-        escape(k.name), escape(k.kind), k.before_ns, ms(k.before_ns), k.after_ns, ms(k.after_ns),
-        k.after_ns - k.before_ns, signed_ms(k.after_ns - k.before_ns), k.after_count,
-        k.before_count, k.after_count);
+        escape(k.name), escape(render::shorten_name(k.name, kMaxNameCharacters)), escape(k.kind),
+        k.before_ns, ms(k.before_ns), k.after_ns, ms(k.after_ns), k.after_ns - k.before_ns,
+        signed_ms(k.after_ns - k.before_ns), k.after_count, k.before_count, k.after_count);
   }
   return out;
 }
