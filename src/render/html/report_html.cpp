@@ -12,6 +12,7 @@
 #include "render/html/page.h"
 #include "render/html/roofline_chart.h"
 #include "render/html/svg_chart.h"
+#include "render/html/timeline_section.h"
 #include "render/json/memory_json.h"
 #include "render/text_format.h"
 #include "report/report_model.h"
@@ -339,15 +340,16 @@ std::string finding_card(const Finding& f, std::size_t index) {
                             escape(e.label), e.value, escape(e.unit), events);
   }
   return fmt::format(
-      "<div class=\"finding {}\"><h3>{}. <span class=\"badge\">{}</span> {}</h3>\n"
+      "<div class=\"finding {}\" data-finding=\"{}:{}\"><h3>{}. <span class=\"badge\">{}</span> "
+      "{}</h3>\n"
       "<p class=\"meta\">{} · {} · rank {}</p>\n"
       "<table class=\"evidence\"><thead><tr><th>evidence</th><th>value</th><th>events it rests "
       "on</th></tr></thead><tbody>\n{}</tbody></table>\n"
       "<p><b>Fix:</b> {}</p>\n<p><b>Expected gain:</b> {} per step likely ({}), up to {} ({}). "
       "<span class=\"note\">{}</span></p></div>\n",
-      escape(to_string(f.severity)), index, escape(to_string(f.severity)), escape(f.title),
-      escape(to_string(f.bottleneck)), escape(to_string(f.part)), f.rank, evidence, escape(f.fix),
-      format_ms(ms(f.gain.likely_ns)), render::format_percent(f.gain.likely_share),
+      escape(to_string(f.severity)), f.rank, index - 1, index, escape(to_string(f.severity)),
+      escape(f.title), escape(to_string(f.bottleneck)), escape(to_string(f.part)), f.rank, evidence,
+      escape(f.fix), format_ms(ms(f.gain.likely_ns)), render::format_percent(f.gain.likely_share),
       format_ms(ms(f.gain.bound_ns)), render::format_percent(f.gain.bound_share),
       escape(f.gain.method));
 }
@@ -405,6 +407,7 @@ std::string rank_section(const RankReport& rank, int top, bool several) {
   std::string out = fmt::format("<section class=\"rank\" id=\"rank-{}\"><h2>Rank {} · {}</h2>\n",
                                 a.trace->rank, a.trace->rank, escape(a.trace->source_path));
   if (several) out += diagnosis_section(rank.diagnosis, top);
+  out += render::html::timeline_section(a, rank.diagnosis, several);
   const bool gpu = !is_cpu_only(*a.trace);
   const WindowSteps window{a.steps.kept().size()};
   out += "<h3>Step time</h3>\n" + step_time_chart(a);
