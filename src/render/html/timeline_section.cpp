@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "render/html/html_escape.h"
 #include "render/html/timeline_colors.h"
 #include "render/html/timeline_json.h"
@@ -39,11 +41,16 @@ std::string legend_entry(std::string_view color, std::string_view label) {
   return fmt::format("<span><i style=\"background:{}\"></i>{}</span>", color, label);
 }
 
-std::string legend() {
+// Only the classes drawn: a CPU-only rank's legend would otherwise list kernel, memcpy and
+// memset, suggesting a GPU that is not there.
+std::string legend(const TimelineData& data) {
   std::string out = "<p class=\"legend\">";
   for (const EventClass c :
        {EventClass::kKernel, EventClass::kMemcpy, EventClass::kMemset, EventClass::kOp,
         EventClass::kAnnotation, EventClass::kRuntime, EventClass::kDriver}) {
+    const bool drawn = std::any_of(data.events.begin(), data.events.end(),
+                                   [c](const TimelineEvent& e) { return e.event_class == c; });
+    if (!drawn) continue;
     out += legend_entry(kClassColors[static_cast<std::size_t>(c)], to_string(c));
   }
   out += legend_entry(kHighlightColor, "a selected finding's events");
@@ -86,7 +93,7 @@ std::string timeline_section(const TimelineData& data) {
   out +=
       "<div class=\"timeline-canvas\"><canvas></canvas></div>\n<pre "
       "class=\"timeline-details\"></pre>\n" +
-      legend() + "</div>\n";
+      legend(data) + "</div>\n";
   out += fmt::format("<script type=\"application/json\" id=\"{}\">", id);
   out += timeline_json(data);
   out += "</script>\n<script>";
