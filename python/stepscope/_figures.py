@@ -918,6 +918,13 @@ class DiffKernels(TypedDict):
     vanished: KernelChanges
 
 
+class FindingFigure(TypedDict):
+    label: str
+    unit: str
+    before: NotRequired[float | None]
+    after: NotRequired[float | None]
+
+
 class FindingChange(TypedDict):
     id: str
     title: str
@@ -926,6 +933,7 @@ class FindingChange(TypedDict):
     likely_gain_before_us_per_step: NotRequired[float]
     severity_after: NotRequired[str]
     likely_gain_after_us_per_step: NotRequired[float]
+    figure: NotRequired[FindingFigure]
 
 
 class DiffFindings(TypedDict):

@@ -291,6 +291,25 @@ struct Fields<DiffKernels> {
 };
 
 template <>
+struct Fields<FindingFigure> {
+  static constexpr std::string_view kName = "FindingFigure";
+  static std::span<const Field> list() {
+    using T = FindingFigure;
+    using D = Describe<T>;
+    static const Field k[] = {
+        D::field<&T::label>("label", Unit::kNone, "the finding's headline evidence"),
+        D::field<&T::unit>("unit", Unit::kNone, "its unit"),
+        D::field<&T::before>("before", Unit::kNone, "its value in the before run")
+            .when<[](const T& f) { return f.before.has_value(); }>(),
+        D::field<&T::after>("after", Unit::kNone,
+                            "in the after run, when its finding measures the same label and unit")
+            .when<[](const T& f) { return f.after.has_value(); }>(),
+    };
+    return k;
+  }
+};
+
+template <>
 struct Fields<FindingChange> {
   static constexpr std::string_view kName = "FindingChange";
   static std::span<const Field> list() {
@@ -313,6 +332,9 @@ struct Fields<FindingChange> {
         D::field<&T::likely_gain_after_ns>("likely_gain_after_us_per_step",
                                            Unit::kMicrosecondsFromNs, "in the after run")
             .when<after>(),
+        D::field<&T::figure>("figure", Unit::kNone,
+                             "the headline evidence before -> after; absent without evidence")
+            .when<[](const T& f) { return !f.figure.label.empty(); }>(),
     };
     return k;
   }
