@@ -259,3 +259,26 @@ def test_the_generated_stub_is_installed() -> None:
     text = stub.read_text()
     assert "class NativeReport:" in text and "class NativeDiff:" in text
     assert "class TraceIOError(TraceError, OSError):" in text
+
+
+def test_analysis_runs_without_the_gil(tmp_path: Path) -> None:
+    """The trace comes through a FIFO written by a Python thread: the analysis blocks reading
+    it, and the writer can only go on if the analysis released the GIL (else both wait)."""
+    fifo = tmp_path / "trace.json"
+    os.mkfifo(fifo)
+    payload = json.dumps(kineto_trace(steps=4)).encode()
+    reports: list[stepscope.Report] = []
+
+    def feed() -> None:
+        with open(fifo, "wb") as stream:
+            for start in range(0, len(payload), 4096):
+                stream.write(payload[start : start + 4096])
+                stream.flush()
+
+    writer = threading.Thread(target=feed, daemon=True)
+    analyser = threading.Thread(target=lambda: reports.append(stepscope.analyze(fifo)), daemon=True)
+    writer.start()
+    analyser.start()
+    analyser.join(timeout=60)
+    writer.join(timeout=60)
+    assert len(reports) == 1 and reports[0].rank(0)["steps"]["count"] == 4
