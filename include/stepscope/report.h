@@ -11,6 +11,7 @@
 #include "stepscope/analysis/options.h"
 #include "stepscope/error.h"
 #include "stepscope/load.h"
+#include "stepscope/text_options.h"
 
 namespace stepscope {
 
@@ -46,7 +47,9 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request);
 
 // Renderers.
 std::string render_json(const Report& report);
-std::string render_text(const Report& report, int top);
+// The terminal report: no line longer than options.width columns.
+std::string render_text(const Report& report, const TextOptions& options);
+std::string render_text(const Report& report, int top);  // 100 columns
 // The self-contained HTML report (inline CSS and SVG; opens offline).
 std::string render_html(const Report& report, int top);
 // The diagnosis rule catalogue as JSON.
