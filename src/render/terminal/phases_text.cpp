@@ -15,7 +15,7 @@ std::string step_table(const PhasesResult& phases, int top, std::size_t width) {
   table.add_column("step");
   for (std::size_t p = 0; p < kPhaseCount; ++p) {
     const auto phase = static_cast<Phase>(p);
-    table.add_column(std::string(to_string(phase)) + " (host)", false,
+    table.add_column(std::string(to_string(phase)), false,
                      phase == Phase::kOther ? Importance::kMedium : Importance::kHigh);
   }
   // Whether the step's forward phase came from a marker or was inferred.
@@ -28,7 +28,7 @@ std::string step_table(const PhasesResult& phases, int top, std::size_t width) {
     cells.emplace_back(step.forward_inferred ? "inferred" : "marked");
     table.add_row(std::move(cells));
   }
-  return table.render("  ", width);
+  return "  host time per step:\n" + table.render("  ", width);
 }
 
 }  // namespace
