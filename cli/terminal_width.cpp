@@ -32,9 +32,7 @@ std::size_t stdout_terminal_columns() {
 }  // namespace
 
 void add_width_option(CLI::App& command, std::size_t& width) {
-  command
-      .add_option("--width", width,
-                  "report width in columns (default: COLUMNS, else the terminal's, else 100)")
+  command.add_option("--width", width, "report width (default: COLUMNS, the terminal, else 100)")
       ->check(CLI::Range(40, 10000))
       ->type_name("N");
 }

@@ -38,8 +38,8 @@ TEST(DisplayWidth, CountsColumnsNotBytes) {
 }
 
 TEST(CutMiddle, KeepsHeadAndDistinguishingTail) {
-  const std::string cut = cut_middle(kTemplateKernel, 40);
-  EXPECT_EQ(display_width(cut), 40U);
+  const std::string cut = cut_middle(kTemplateKernel, 48);
+  EXPECT_EQ(display_width(cut), 48U);
   EXPECT_EQ(cut.rfind("void at::native::", 0), 0U) << cut;
   EXPECT_TRUE(cut.ends_with("at::detail::Array<char*, 3>)")) << cut;
   EXPECT_NE(cut.find("…"), std::string::npos);
