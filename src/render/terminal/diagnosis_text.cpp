@@ -9,14 +9,16 @@ namespace stepscope::render {
 
 namespace {
 
-std::string describe_refs(const EventRefs& refs) {
+// The name cut to what the events line leaves beside its label, count and step range, so that a
+// long C++ name is cut in the middle rather than wrapped across lines.
+std::string describe_refs(const EventRefs& refs, std::size_t width) {
   std::string steps;
   if (!refs.steps.empty()) {
     steps = fmt::format(", steps #{}", refs.steps.front());
     if (refs.steps.size() > 1) steps += fmt::format("…#{}", refs.steps.back());
   }
   return fmt::format("{} × {}{}", format_count(static_cast<std::uint64_t>(refs.count)),
-                     printable(refs.name, 70), steps);
+                     printable(refs.name, width > 65 ? width - 45 : 20), steps);
 }
 
 // `train.py:42 in forward · module Net_0/Block_1`.
@@ -46,7 +48,7 @@ std::string render_finding(const Finding& finding, std::size_t index, std::size_
                                     evidence.value, evidence.unit),
                         width, 15);
     for (std::size_t i = 0; i < evidence.events.size() && i < 3; ++i) {
-      out += wrap_hanging("       events: ", describe_refs(evidence.events[i]), width, 15);
+      out += wrap_hanging("       events: ", describe_refs(evidence.events[i], width), width, 15);
     }
   }
   out += wrap_hanging("     fix: ", printable(finding.fix, 400), width, 10);
