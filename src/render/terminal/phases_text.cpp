@@ -38,18 +38,19 @@ std::string render_text(const PhasesResult& phases, int top, std::size_t width) 
   if (!phases.applicable) {
     return out + "  not applicable: " + printable(phases.not_applicable_reason) + "\n";
   }
-  out += fmt::format(
-      "  mean over {} kept steps; host time by priority data loading > optimizer "
-      "> backward > forward; device time launched from each phase\n",
-      phases.steps.size());
-  TextTable table;
-  table.add_column("phase", true);
-  table.add_column("host time");
-  table.add_column("share");
   const PhaseTimes& mean = phases.mean;
   // A CPU trace launches nothing: its column of device time would be all zeros.
   const bool device = std::any_of(mean.device_ns.begin(), mean.device_ns.end(),
                                   [](std::int64_t ns) { return ns != 0; });
+  out += fmt::format(
+      "  mean over {} kept {}; host time by priority data loading > optimizer > backward > "
+      "forward{}\n",
+      phases.steps.size(), phases.steps.size() == 1 ? "step" : "steps",
+      device ? "; device time launched from each phase" : "");
+  TextTable table;
+  table.add_column("phase", true);
+  table.add_column("host time");
+  table.add_column("share");
   if (device) table.add_column("device time");
   for (std::size_t p = 0; p < kPhaseCount; ++p) {
     const double share =

@@ -85,9 +85,9 @@ std::string render_text(const StepBreakdownResult& breakdown, int top, std::size
     return out + "  not applicable: " + printable(breakdown.not_applicable_reason) + "\n";
   }
   out += fmt::format(
-      "  mode {}, mean over {} kept steps; each role gets only the time no "
-      "earlier role took\n",
-      to_string(breakdown.mode), breakdown.steps.size());
+      "  mode {}, mean over {} kept {}; each role gets only the time no earlier role took\n",
+      to_string(breakdown.mode), breakdown.steps.size(),
+      breakdown.steps.size() == 1 ? "step" : "steps");
   out += mean_table(breakdown, width);
   out += step_table(breakdown, top, width);
   if (breakdown.steps.size() > static_cast<std::size_t>(std::max(top, 1))) {

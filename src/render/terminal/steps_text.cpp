@@ -32,7 +32,8 @@ std::string render_text(const StepsResult& steps, const StepTimeStats& stats, in
     return out;
   }
   out +=
-      fmt::format("  {} steps, {} kept ({}){}\n", steps.steps.size(), kept.size(),
+      fmt::format("  {} {}, {} kept ({}){}\n", steps.steps.size(),
+                  steps.steps.size() == 1 ? "step" : "steps", kept.size(),
                   steps.rebased ? "device-rebased: each step includes its GPU tail"
                                 : "host spans: no device activity matched",
                   stats.duration_ns.few_samples ? "; few steps: p95/p99 lean on the maximum" : "");
