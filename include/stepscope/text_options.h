@@ -6,8 +6,8 @@
 namespace stepscope {
 
 struct TextOptions {
-  int top = 10;              // rows in top-N tables
-  std::size_t width = 100;   // terminal columns: no line of the report is longer
+  int top = 10;             // rows in top-N tables
+  std::size_t width = 100;  // terminal columns: no line of the report is longer
 };
 
 }  // namespace stepscope
