@@ -13,6 +13,7 @@
 #include "stepscope/diagnosis/finding.h"
 #include "stepscope/error.h"
 #include "stepscope/load.h"
+#include "stepscope/text_options.h"
 
 namespace stepscope {
 
@@ -56,7 +57,9 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request);
 
 // Renderers.
 std::string render_json(const Report& report);
-std::string render_text(const Report& report, int top);
+// The terminal report: no line longer than options.width columns.
+std::string render_text(const Report& report, const TextOptions& options);
+std::string render_text(const Report& report, int top);  // 100 columns
 // The self-contained HTML report (inline CSS and SVG; opens offline).
 std::string render_html(const Report& report, int top);
 // A compact JSON document (as the renderers write it) laid out with `indent` spaces per level,
