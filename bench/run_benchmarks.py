@@ -14,7 +14,10 @@ Figures and targets (issue 16):
     bytes per event in memory (stepscope's own count from its JSON output);
   * start-up floor (`stepscope --version`, a one-event trace) against the time on control;
   * instruction count of `analyze` on control, one thread (perf stat or callgrind, when there),
-    so that a regression shows.
+    so that a regression shows;
+  * from Python (issue 12, when the stepscope package is importable): `Report.to_html()` on an
+    analysed report <= 0.2x the time of `stepscope.analyze()` on the same trace (control and
+    the generated .json), since the page is drawn from the analysis, not a second one.
 
 Usage (from the repository root):
   python3 bench/run_benchmarks.py                      # 1 GB trace, HTA on control only
@@ -626,6 +629,57 @@ def bench_instructions(
 # ---------------------------------------------------------------------------- main
 
 
+def python_html_timings(trace: Path, repeat: int) -> tuple[float, float]:
+    """Median seconds of `stepscope.analyze(trace)` and of `to_html()` on its report, in this
+    process (the package's compiled core), so that no process start-up is counted."""
+    import stepscope
+
+    analyses: list[float] = []
+    renders: list[float] = []
+    for _ in range(max(1, repeat)):
+        start = time.perf_counter()
+        report = stepscope.analyze(trace, threads=0)
+        analysed = time.perf_counter()
+        report.to_html()
+        analyses.append(analysed - start)
+        renders.append(time.perf_counter() - analysed)
+    return statistics.median(analyses), statistics.median(renders)
+
+
+def python_html_row(name: str, trace: Path, repeat: int) -> Row:
+    analyze_s, html_s = python_html_timings(trace, repeat)
+    print(
+        f"python {name}: analyze {analyze_s:.3f} s, to_html {html_s:.3f} s, "
+        f"ratio {html_s / analyze_s:.3f} (target <= 0.2)",
+        flush=True,
+    )
+    return target_row(
+        f"Python to_html vs analyze, {name}",
+        html_s,
+        "s",
+        ratio=html_s / analyze_s,
+        op="<=",
+        threshold=0.2,
+        baseline_name="analyze",
+        baseline_value=analyze_s,
+    )
+
+
+def bench_python_html(control: Path, label: str, args: argparse.Namespace, rows: list[Row]) -> None:
+    name = "Python to_html vs analyze"
+    try:
+        import stepscope  # noqa: F401
+    except ImportError as error:
+        rows.append(
+            skipped_row(name, f"the stepscope package is not importable: {error}", "<=", 0.2)
+        )
+        return
+    rows.append(python_html_row(label, control, args.repeat))
+    plain = ensure_large_trace(args.workdir, args.size_mb, control, gz=False)
+    size_label = f"{plain.stat().st_size / 2**20:,.0f} MiB .json"
+    rows.append(python_html_row(size_label, plain, args.repeat))
+
+
 def git_commit() -> str:
     def git(*argv: str) -> str:
         done = subprocess.run(
@@ -735,6 +789,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench_floor(stepscope, control_run, label, args, rows)
         bench_large(stepscope, control, args, rows)
         bench_instructions(stepscope, control, label, args, rows)
+        bench_python_html(control, label, args, rows)
     except (CommandFailed, subprocess.CalledProcessError) as failure:
         print("\n".join(format_rows(rows)))
         print(f"benchmark command failed: {failure}", file=sys.stderr)

@@ -7,6 +7,7 @@
 
 #include "stepscope/annotate.h"
 #include "stepscope/output_check.h"
+#include "terminal_width.h"
 
 namespace stepscope::cli {
 
@@ -38,7 +39,9 @@ int run_analyze(const AnalyzeArguments& a) {
   if (!a.annotate_output.empty()) {
     if (Status s = write_annotated_report(*report, a.annotate_output); !s) return fail(s.error());
   }
-  if (!a.no_report && a.json_output != "-") fmt::print("{}", render_text(*report, a.top));
+  if (!a.no_report && a.json_output != "-") {
+    fmt::print("{}", render_text(*report, TextOptions{a.top, report_width(a.width)}));
+  }
   return kExitOk;
 }
 
@@ -73,6 +76,7 @@ void register_analyze_command(CLI::App& app, int& exit_status) {
   command->add_option("PATH", a->path, "trace file or folder")->required();
   add_analysis_options(*command, a->analysis);
   add_top_option(*command, a->top);
+  add_width_option(*command, a->width);
   add_json_option(*command, a->json_output, "every figure");
   command
       ->add_option("--annotate", a->annotate_output,

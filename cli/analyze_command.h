@@ -16,6 +16,7 @@ struct AnalyzeArguments {
   std::string json_output;      // "" none, "-" stdout
   std::string annotate_output;  // "" none: the trace with the findings as markers
   int top = 10;
+  std::size_t width = 0;  // --width; 0: ask the terminal
   bool quiet = false;
   bool no_report = false;
 };

@@ -72,7 +72,8 @@ ProgressCallback LoadProgress::callback() {
 void add_analysis_options(CLI::App& command, AnalysisArguments& a) {
   command.add_option("--rank", a.rank, "analyze only this rank (a folder of ranks)");
   command
-      .add_option("--steps", a.steps, "analyze only kept steps FIRST:LAST (inclusive), e.g. 3:10")
+      .add_option("--steps", a.steps,
+                  "only steps FIRST to LAST: the N of ProfilerStep#N, e.g. 3:10")
       ->type_name("FIRST:LAST");
   command.add_option("--mode", a.mode, "native, compat-hta or compat-tb")
       ->check(CLI::IsMember({"native", "compat-hta", "compat-tb"}))

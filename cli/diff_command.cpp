@@ -10,6 +10,7 @@
 #include "stepscope/diff.h"
 #include "stepscope/output_check.h"
 #include "stepscope/report.h"
+#include "terminal_width.h"
 
 namespace stepscope::cli {
 
@@ -22,6 +23,7 @@ struct DiffArguments {
   std::string json_output;     // "" none, "-" stdout
   std::string html_output;     // "" none
   int top = 10;
+  std::size_t width = 0;  // --width; 0: ask the terminal
   bool quiet = false;
   bool no_report = false;
   std::optional<double> fail_if_slower;  // percent
@@ -55,7 +57,8 @@ int run_diff(const DiffArguments& a) {
   if (!a.json_output.empty() && !write_output(a.json_output, render_diff_json(*result))) {
     return kExitBadInput;
   }
-  if (!a.no_report && a.json_output != "-") fmt::print("{}", render_diff_text(*result, a.top));
+  if (!a.no_report && a.json_output != "-")
+    fmt::print("{}", render_diff_text(*result, TextOptions{a.top, report_width(a.width)}));
   if (a.fail_if_slower && slower_beyond(*result, *a.fail_if_slower)) {
     const StepComparison& s = result->steps;
     fmt::print(stderr,
@@ -78,6 +81,7 @@ void register_diff_command(CLI::App& app, int& exit_status) {
   command->add_option("AFTER", a->after, "trace file or folder of the run after")->required();
   add_analysis_options(*command, a->analysis);
   add_top_option(*command, a->top);
+  add_width_option(*command, a->width);
   add_json_option(*command, a->json_output, "the comparison");
   command
       ->add_option("--html", a->html_output, "write the comparison as a self-contained HTML page")

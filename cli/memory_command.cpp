@@ -9,6 +9,7 @@
 #include "common.h"
 #include "stepscope/output_check.h"
 #include "stepscope/snapshot_report.h"
+#include "terminal_width.h"
 
 namespace stepscope::cli {
 
@@ -18,6 +19,7 @@ struct MemoryArguments {
   std::string path;
   std::string json_output;  // "" none, "-" stdout
   int top = 10;
+  std::size_t width = 0;  // --width; 0: ask the terminal
   bool quiet = false;
   bool no_report = false;
 };
@@ -42,7 +44,8 @@ int run_memory(const MemoryArguments& a) {
   if (!a.json_output.empty() && !write_output(a.json_output, render_snapshot_json(report, a.top))) {
     return kExitBadInput;
   }
-  if (!a.no_report && a.json_output != "-") fmt::print("{}", render_snapshot_text(report, a.top));
+  if (!a.no_report && a.json_output != "-")
+    fmt::print("{}", render_snapshot_text(report, TextOptions{a.top, report_width(a.width)}));
   return kExitOk;
 }
 
@@ -54,6 +57,7 @@ void register_memory_command(CLI::App& app, int& exit_status) {
       "memory", "Analyze a CUDA memory snapshot (torch.cuda.memory._dump_snapshot())");
   command->add_option("SNAPSHOT", a->path, "snapshot file")->required();
   add_top_option(*command, a->top);
+  add_width_option(*command, a->width);
   add_json_option(*command, a->json_output, "every figure");
   add_quiet_flag(*command, a->quiet, "no progress bar");
   add_no_report_flag(*command, a->no_report);

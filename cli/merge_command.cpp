@@ -13,6 +13,7 @@
 #include "common.h"
 #include "stepscope/job/job_report.h"
 #include "stepscope/output_check.h"
+#include "terminal_width.h"
 
 namespace stepscope::cli {
 
@@ -24,6 +25,7 @@ struct MergeArguments {
   std::string html_output;  // "" none
   std::optional<std::int64_t> run;
   int top = 10;
+  std::size_t width = 0;  // --width; 0: ask the terminal
   bool quiet = false;
   bool no_report = false;
 };
@@ -62,7 +64,7 @@ int run_merge(const MergeArguments& a) {
     return kExitBadInput;
   }
   if (!a.quiet && !a.no_report && a.json_output != "-")
-    fmt::print("{}", job::render_job_text(*merged, a.top));
+    fmt::print("{}", job::render_job_text(*merged, TextOptions{a.top, report_width(a.width)}));
   return kExitOk;
 }
 
@@ -78,6 +80,7 @@ void register_merge_command(CLI::App& app, int& exit_status) {
       ->type_name("FILE");
   command->add_option("--run", a->run, "several runs among the summaries: analyse run N");
   add_top_option(*command, a->top);
+  add_width_option(*command, a->width);
   add_quiet_flag(*command, a->quiet, "no terminal report (as --no-report)");
   add_no_report_flag(*command, a->no_report);
   command->footer(

@@ -13,6 +13,7 @@
 #include "stepscope/analysis/options.h"
 #include "stepscope/error.h"
 #include "stepscope/load.h"
+#include "stepscope/text_options.h"
 
 namespace stepscope {
 
@@ -178,7 +179,8 @@ DiffResult diff_reports(const Report& before, const Report& after, const DiffOpt
 [[nodiscard]] bool slower_beyond(const DiffResult& result, double percent);
 
 std::string render_diff_json(const DiffResult& result);
-std::string render_diff_text(const DiffResult& result, int top);
+std::string render_diff_text(const DiffResult& result, const TextOptions& options);
+std::string render_diff_text(const DiffResult& result, int top);  // 100 columns
 // The self-contained HTML page (the report's shell: inline CSS and SVG, opens offline).
 std::string render_diff_html(const DiffResult& result);
 

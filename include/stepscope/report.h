@@ -6,11 +6,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stepscope/analysis/options.h"
+#include "stepscope/diagnosis/finding.h"
 #include "stepscope/error.h"
 #include "stepscope/load.h"
+#include "stepscope/text_options.h"
 
 namespace stepscope {
 
@@ -28,7 +31,8 @@ struct AnalyzeRequest {
   bool per_rank = false;
   // A folder of more traces than this is streamed: each trace is loaded, analysed, summarised
   // and dropped, so that memory holds `jobs` traces at a time, and the full analyses of rank 0
-  // and the ranks computing longest only (kRanksKeptInFull in all). 0 never streams (diff, --per-rank).
+  // and the ranks computing longest only (kRanksKeptInFull in all). 0 never streams (diff,
+  // --per-rank).
   std::size_t stream_above_ranks = 16;
 };
 
@@ -44,11 +48,23 @@ using ReportPtr = std::unique_ptr<Report, ReportDeleter>;
 // Loads and analyses; errors name the file and, where known, the byte offset.
 Result<ReportPtr> analyze(const AnalyzeRequest& request);
 
+// What a front end reads from a report without rendering it.
+// The trace file or folder the report was made from (as the request named it).
+[[nodiscard]] const std::string& report_input_path(const Report& report);
+// The findings of every rank analysed in full (a streamed folder: the ranks kept), in rank
+// order; each rank's list in its diagnosis' order (largest likely saving first).
+[[nodiscard]] std::vector<Finding> report_findings(const Report& report);
+
 // Renderers.
 std::string render_json(const Report& report);
-std::string render_text(const Report& report, int top);
+// The terminal report: no line longer than options.width columns.
+std::string render_text(const Report& report, const TextOptions& options);
+std::string render_text(const Report& report, int top);  // 100 columns
 // The self-contained HTML report (inline CSS and SVG; opens offline).
 std::string render_html(const Report& report, int top);
+// A compact JSON document (as the renderers write it) laid out with `indent` spaces per level,
+// one member or element per line, "key": value; indent 0 returns it unchanged.
+std::string indent_json(std::string_view json, int indent);
 // The diagnosis rule catalogue as JSON.
 std::string render_rule_catalogue_json();
 // The diagnosis rule catalogue as the Markdown page docs/rules.md (generated, never hand-edited).

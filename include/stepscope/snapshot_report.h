@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stepscope/snapshot.h"
+#include "stepscope/text_options.h"
 
 namespace stepscope {
 
@@ -112,6 +113,7 @@ void add_snapshot_advice(const MemorySnapshot& snapshot, SnapshotDevice& device,
 std::string describe_frame(const MemorySnapshot& snapshot, std::uint32_t frame);
 
 std::string render_snapshot_json(const SnapshotReport& report, int top);
-std::string render_snapshot_text(const SnapshotReport& report, int top);
+std::string render_snapshot_text(const SnapshotReport& report, const TextOptions& options);
+std::string render_snapshot_text(const SnapshotReport& report, int top);  // 100 columns
 
 }  // namespace stepscope

@@ -1,6 +1,6 @@
-// stepscope._core: the Python boundary. Calls the library's analyze() and renderers, and turns an
-// Error into stepscope.TraceError (a ValueError) whose message is Error::describe(). No logic of
-// its own beyond checking arguments.
+// stepscope._core: the Python boundary. Analyses and comparisons are held as library objects
+// (native_report.h, native_diff.h); an Error becomes the TraceError subclass of its kind
+// (errors.h), whose message is Error::describe(). No logic of its own beyond checking arguments.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -15,6 +15,9 @@
 #include <string>
 #include <utility>
 
+#include "errors.h"
+#include "native_diff.h"
+#include "native_report.h"
 #include "stepscope/live/monitor.h"
 #include "stepscope/report.h"
 #include "stepscope/snapshot_report.h"
@@ -23,51 +26,6 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
-
-// Carries an Error's description to Python as stepscope.TraceError.
-class TraceError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-using Steps = std::optional<std::pair<std::int64_t, std::int64_t>>;
-
-stepscope::AnalyzeRequest make_request(const std::string& path, const std::string& mode,
-                                       std::optional<std::int64_t> rank, const Steps& steps,
-                                       int top, bool skip_bad, int threads) {
-  stepscope::AnalyzeRequest request;
-  request.path = path;
-  const std::optional<stepscope::Mode> parsed = stepscope::parse_mode(mode);
-  if (!parsed) {
-    throw nb::value_error(
-        ("mode must be 'native', 'compat-hta' or 'compat-tb', not '" + mode + "'").c_str());
-  }
-  request.analysis.mode = *parsed;
-  if (steps) {
-    if (steps->first > steps->second) {
-      throw nb::value_error("steps must be (first, last) with first <= last");
-    }
-    request.analysis.steps = stepscope::StepRange{steps->first, steps->second};
-  }
-  if (top < 1) throw nb::value_error("top must be at least 1");
-  request.analysis.top = top;
-  if (threads < 0 || threads > 2) {
-    throw nb::value_error("threads must be 1, 2, or 0 (pick by input size)");
-  }
-  request.load.threads = static_cast<unsigned>(threads);
-  request.load.skip_bad = skip_bad;
-  request.load.rank = rank;
-  return request;
-}
-
-// Runs the analysis without the GIL and renders with `render`.
-template <typename Render>
-auto run(const stepscope::AnalyzeRequest& request, Render render) {
-  nb::gil_scoped_release release;
-  stepscope::Result<stepscope::ReportPtr> report = stepscope::analyze(request);
-  if (!report) throw TraceError(report.error().describe());
-  return render(**report);
-}
 
 // Samples the calling process and its children on a C++ thread (which never takes the GIL)
 // between start() and stop(); then renders the timeline and the summary.
@@ -136,10 +94,14 @@ class LiveMonitor {
 
 void bind_job(nb::module_& m);          // job_bindings.cpp
 void bind_memory_plan(nb::module_& m);  // plan_bindings.cpp
+void bind_output(nb::module_& m);       // output.cpp
 
 NB_MODULE(_core, m) {
   m.doc() = "stepscope's compiled core: load, analyse and render PyTorch profiler traces";
-  nb::exception<TraceError>(m, "TraceError", PyExc_ValueError);
+  stepscope_python::bind_errors(m);
+  stepscope_python::bind_native_report(m);
+  stepscope_python::bind_native_diff(m);
+  bind_output(m);
   bind_job(m);
   bind_memory_plan(m);
 
@@ -147,65 +109,16 @@ NB_MODULE(_core, m) {
       "version", [] { return std::string(STEPSCOPE_VERSION); }, "The stepscope library version.");
   m.def(
       "json_schema_version", [] { return stepscope::kJsonSchemaVersion; },
-      "Version of the JSON document analyze_json returns.");
-
-  m.def(
-      "analyze_json",
-      [](const std::string& path, const std::string& mode, std::optional<std::int64_t> rank,
-         const Steps& steps, int top, bool skip_bad, int threads) {
-        const auto request = make_request(path, mode, rank, steps, top, skip_bad, threads);
-        return run(request, [](const stepscope::Report& r) { return stepscope::render_json(r); });
-      },
-      "path"_a, "mode"_a = "native", "rank"_a = nb::none(), "steps"_a = nb::none(), "top"_a = 10,
-      "skip_bad"_a = false, "threads"_a = 2,
-      "Analyse a trace file or folder; the report as JSON text. Raises TraceError on bad input.");
-
-  m.def(
-      "analyze_text",
-      [](const std::string& path, const std::string& mode, std::optional<std::int64_t> rank,
-         const Steps& steps, int top, bool skip_bad, int threads) {
-        const auto request = make_request(path, mode, rank, steps, top, skip_bad, threads);
-        return run(request,
-                   [top](const stepscope::Report& r) { return stepscope::render_text(r, top); });
-      },
-      "path"_a, "mode"_a = "native", "rank"_a = nb::none(), "steps"_a = nb::none(), "top"_a = 10,
-      "skip_bad"_a = false, "threads"_a = 2,
-      "Analyse a trace file or folder; the terminal report. Raises TraceError on bad input.");
-
-  m.def(
-      "analyze_both",
-      [](const std::string& path, const std::string& mode, std::optional<std::int64_t> rank,
-         const Steps& steps, int top, bool skip_bad, int threads) {
-        const auto request = make_request(path, mode, rank, steps, top, skip_bad, threads);
-        return run(request, [top](const stepscope::Report& r) {
-          return std::make_pair(stepscope::render_json(r), stepscope::render_text(r, top));
-        });
-      },
-      "path"_a, "mode"_a = "native", "rank"_a = nb::none(), "steps"_a = nb::none(), "top"_a = 10,
-      "skip_bad"_a = false, "threads"_a = 2,
-      "One analysis, both renderings: (JSON text, terminal report).");
-
-  m.def(
-      "analyze_html",
-      [](const std::string& path, const std::string& mode, std::optional<std::int64_t> rank,
-         const Steps& steps, int top, bool skip_bad, int threads) {
-        const auto request = make_request(path, mode, rank, steps, top, skip_bad, threads);
-        return run(request,
-                   [top](const stepscope::Report& r) { return stepscope::render_html(r, top); });
-      },
-      "path"_a, "mode"_a = "native", "rank"_a = nb::none(), "steps"_a = nb::none(), "top"_a = 10,
-      "skip_bad"_a = false, "threads"_a = 2,
-      "Analyse a trace file or folder; the self-contained HTML report.");
+      "Version of the JSON document NativeReport.to_json returns.");
 
   m.def(
       "memory_snapshot",
       [](const std::string& path, int top) {
-        if (top < 1) throw nb::value_error("top must be at least 1");
+        if (top < 1) stepscope_python::raise_bad_option("top must be at least 1");
         nb::gil_scoped_release release;
-        stepscope::Result<stepscope::MemorySnapshot> snapshot =
-            stepscope::load_memory_snapshot(path);
-        if (!snapshot) throw TraceError(snapshot.error().describe());
-        const stepscope::SnapshotReport report = stepscope::analyze_memory_snapshot(*snapshot, top);
+        const stepscope::MemorySnapshot snapshot =
+            stepscope_python::value_or_raise(stepscope::load_memory_snapshot(path));
+        const stepscope::SnapshotReport report = stepscope::analyze_memory_snapshot(snapshot, top);
         return std::make_pair(stepscope::render_snapshot_json(report, top),
                               stepscope::render_snapshot_text(report, top));
       },

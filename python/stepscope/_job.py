@@ -13,6 +13,7 @@ from typing import Any
 
 from . import _core
 from ._core import TraceError
+from ._output import write_file
 
 __all__ = ["JobReport", "merge", "summarize"]
 
@@ -40,13 +41,9 @@ class JobReport:
 
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
         """The JSON document (``{"schema": "stepscope.job", ..., "job": {...}}``); written to
-        ``path`` too when given."""
+        ``path`` too when given, atomically."""
         if path is not None:
-            target = os.fspath(path)
-            temporary = target + ".tmp"
-            with open(temporary, "w", encoding="utf-8") as out:
-                out.write(self._document)
-            os.replace(temporary, target)
+            write_file(path, self._document)
         return self._document
 
     def to_text(self) -> str:

@@ -59,7 +59,7 @@ def _check_output(path: str, what: str) -> None:
 
 
 def _inference(args: argparse.Namespace) -> int:
-    from . import _write_atomically
+    from ._output import write_file
 
     try:
         from .torch import inference_lab
@@ -112,7 +112,7 @@ def _inference(args: argparse.Namespace) -> int:
         if args.json:
             result.to_json(args.json)
     if args.html:
-        _write_atomically(args.html, result.to_html())
+        write_file(args.html, result.to_html())
     return 0
 
 

@@ -23,7 +23,8 @@ import os
 from types import TracebackType
 from typing import Any
 
-from . import _core, _write_atomically
+from . import _core
+from ._output import write_file
 
 __all__ = ["Monitor", "monitor"]
 
@@ -110,7 +111,7 @@ class Monitor:
         """The timeline as JSON text; with `path`, also written there atomically."""
         text = json.dumps(self.timeline, indent=indent, ensure_ascii=False) + "\n"
         if path is not None:
-            _write_atomically(os.fspath(path), text)
+            write_file(path, text)
         return text
 
     def to_csv(self, path: PathLike | None = None) -> str:
@@ -118,7 +119,7 @@ class Monitor:
         self.timeline  # noqa: B018 - raises when still running
         text = self._core.timeline_csv()
         if path is not None:
-            _write_atomically(os.fspath(path), text)
+            write_file(path, text)
         return text
 
     def __str__(self) -> str:

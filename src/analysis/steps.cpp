@@ -230,14 +230,19 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
-// docs/metrics/02-step-time-statistics.md §2: slower than the median of the other kept steps by
-// more than 3 robust sigmas.
+// docs/metrics/02-step-time-statistics.md §2: with at least kOutlierMinimumSteps kept steps,
+// slower than the median of the other kept steps by more than 3 robust sigmas and by more than
+// kOutlierMinimumExcess of that median. Fewer steps give no robust spread, and a step a few
+// per cent slower than steps that barely vary is noise, not an outlier.
+constexpr std::size_t kOutlierMinimumSteps = 5;
+constexpr double kOutlierMinimumExcess = 0.10;
+
 void flag_outliers(std::vector<Step>& steps) {
   std::vector<Step*> kept;
   for (Step& step : steps) {
     if (step.kept()) kept.push_back(&step);
   }
-  if (kept.size() < 3) return;
+  if (kept.size() < kOutlierMinimumSteps) return;
   for (Step* candidate : kept) {
     std::vector<double> others;
     for (const Step* other : kept) {
@@ -247,8 +252,8 @@ void flag_outliers(std::vector<Step>& steps) {
     std::vector<double> deviations;
     for (double value : others) deviations.push_back(std::fabs(value - center));
     const double mad = median(deviations);
-    candidate->outlier =
-        static_cast<double>(candidate->duration_ns()) > center + 3.0 * 1.4826 * mad;
+    const double excess = static_cast<double>(candidate->duration_ns()) - center;
+    candidate->outlier = excess > 3.0 * 1.4826 * mad && excess > kOutlierMinimumExcess * center;
   }
 }
 

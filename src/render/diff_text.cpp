@@ -40,30 +40,42 @@ std::string side_line(std::string_view label, const RunSide& side) {
     if (i != 0) bottlenecks += ", ";
     bottlenecks += side.bottlenecks[i];
   }
-  return fmt::format("  {:<7} {} · {} rank(s) · {} kept step(s) · bottleneck: {}\n", label,
-                     printable(side.path, 80), side.ranks.size(), side.kept_steps,
-                     bottlenecks.empty() ? "none" : bottlenecks);
+  return fmt::format(
+      "  {:<7} {} · {} {} · {} kept {} · bottleneck: {}\n", label, printable(side.path, 80),
+      side.ranks.size(), side.ranks.size() == 1 ? "rank" : "ranks", side.kept_steps,
+      side.kept_steps == 1 ? "step" : "steps", bottlenecks.empty() ? "none" : bottlenecks);
+}
+
+// A run without kept steps has no mean to show: a 0 ms mean over 0 steps would read as a figure.
+std::string side_steps(std::string_view label, double mean_ns, double median_ns, std::size_t n) {
+  if (n == 0) {
+    return fmt::format(
+        "  {:<7} no kept steps: no complete ProfilerStep#N in the run (or none in --steps)\n",
+        label);
+  }
+  return fmt::format("  {:<7} {} mean, {} median over {} {}\n", label, ms(mean_ns), ms(median_ns),
+                     n, n == 1 ? "step" : "steps");
 }
 
 void kernel_table(std::string& out, std::string_view title, const std::vector<KernelChange>& rows,
-                  std::size_t total, int top) {
+                  std::size_t total, int top, std::size_t width) {
   if (rows.empty()) return;
   out += heading(fmt::format("{} ({} of {}, per kept step)", title,
                              std::min<std::size_t>(rows.size(), top), total));
   TextTable table;
   table.add_column("name", true);
-  table.add_column("kind", true);
+  table.add_column("kind", true, render::Importance::kMedium);
   table.add_column("before");
   table.add_column("after");
   table.add_column("Δ time");
-  table.add_column("count before");
-  table.add_column("count after");
+  table.add_column("count before", false, render::Importance::kLow);
+  table.add_column("count after", false, render::Importance::kLow);
   for (const KernelChange& k : first(rows, top)) {
     table.add_row({printable(k.name, 60), k.kind, ms(k.before_ns), ms(k.after_ns),
                    signed_ms(k.after_ns - k.before_ns), count(k.before_count),
                    count(k.after_count)});
   }
-  out += table.render();
+  out += table.render("  ", width);
 }
 
 // "; exposed communication per step 14.653 → 9.210 ms/step": the finding's figure on the sides
@@ -101,7 +113,7 @@ void finding_list(std::string& out, std::string_view title,
 
 // Ops present in one run only: their time in the run that has them.
 void op_list(std::string& out, std::string_view title, const std::vector<OpChange>& rows,
-             std::size_t total, int top, bool before) {
+             std::size_t total, int top, bool before, std::size_t width) {
   if (rows.empty()) return;
   out += heading(fmt::format("{} ({} of {}, per kept step of the {} run)", title,
                              std::min<std::size_t>(rows.size(), top), total,
@@ -116,7 +128,7 @@ void op_list(std::string& out, std::string_view title, const std::vector<OpChang
                    ms(before ? o.before_self_device_ns : o.after_self_device_ns),
                    count(before ? o.before_calls : o.after_calls)});
   }
-  out += table.render();
+  out += table.render("  ", width);
 }
 
 // One line: what the diagnosis predicted for a resolved finding against what was measured.
@@ -140,15 +152,19 @@ std::string calibration_line(const Calibration& c) {
 }  // namespace
 
 std::string render_diff_text(const DiffResult& r, int top) {
+  return render_diff_text(r, TextOptions{top, render::kDefaultTextWidth});
+}
+
+std::string render_diff_text(const DiffResult& r, const TextOptions& options) {
+  const std::size_t width = std::max(options.width, render::kMinimumTextWidth);
+  const int top = options.top;
   const StepComparison& s = r.steps;
   std::string out;
   out += side_line("before", r.before);
   out += side_line("after", r.after);
   out += heading("Step time (per step: the slowest rank)");
-  out += fmt::format("  before  {} mean, {} median over {} step(s)\n", ms(s.before_mean_ns),
-                     ms(s.before_median_ns), s.before.durations_ns.size());
-  out += fmt::format("  after   {} mean, {} median over {} step(s)\n", ms(s.after_mean_ns),
-                     ms(s.after_median_ns), s.after.durations_ns.size());
+  out += side_steps("before", s.before_mean_ns, s.before_median_ns, s.before.durations_ns.size());
+  out += side_steps("after", s.after_mean_ns, s.after_median_ns, s.after.durations_ns.size());
   if (s.verdict == Verdict::kUndetermined) {
     out += fmt::format("  verdict: undetermined ({})\n", s.reason);
   } else {
@@ -170,7 +186,7 @@ std::string render_diff_text(const DiffResult& r, int top) {
       table.add_row({p.phase, ms(p.before_ns), ms(p.after_ns), signed_ms(p.after_ns - p.before_ns),
                      change_of(p.before_ns, p.after_ns)});
     }
-    out += table.render();
+    out += table.render("  ", width);
   }
   if (!r.ops.empty()) {
     out += heading(fmt::format("Ops with the largest change ({} of {}, per kept step)",
@@ -179,33 +195,35 @@ std::string render_diff_text(const DiffResult& r, int top) {
     table.add_column("op", true);
     table.add_column("self CPU before");
     table.add_column("self CPU after");
-    table.add_column("self device before");
-    table.add_column("self device after");
-    table.add_column("calls before");
-    table.add_column("calls after");
+    table.add_column("self device before", false, render::Importance::kMedium);
+    table.add_column("self device after", false, render::Importance::kMedium);
+    table.add_column("calls before", false, render::Importance::kLow);
+    table.add_column("calls after", false, render::Importance::kLow);
     for (const OpChange& o : first(r.ops, top)) {
       table.add_row({printable(o.name, 50), ms(o.before_self_cpu_ns), ms(o.after_self_cpu_ns),
                      ms(o.before_self_device_ns), ms(o.after_self_device_ns), count(o.before_calls),
                      count(o.after_calls)});
     }
-    out += table.render();
+    out += table.render("  ", width);
   }
-  op_list(out, "Ops that appeared", r.ops_appeared, r.ops_appeared_total, top, false);
-  op_list(out, "Ops that vanished", r.ops_vanished, r.ops_vanished_total, top, true);
-  kernel_table(out, "Device activities with the largest change", r.kernels, r.kernels_total, top);
+  op_list(out, "Ops that appeared", r.ops_appeared, r.ops_appeared_total, top, false, width);
+  op_list(out, "Ops that vanished", r.ops_vanished, r.ops_vanished_total, top, true, width);
+  kernel_table(out, "Device activities with the largest change", r.kernels, r.kernels_total, top,
+               width);
   kernel_table(out, "Device activities that appeared", r.kernels_appeared, r.kernels_appeared_total,
-               top);
+               top, width);
   kernel_table(out, "Device activities that vanished", r.kernels_vanished, r.kernels_vanished_total,
-               top);
+               top, width);
   finding_list(out, "Findings resolved", r.findings_resolved);
   finding_list(out, "Findings introduced", r.findings_introduced);
   finding_list(out, "Findings persisting", r.findings_persisting);
   for (const Calibration& c : r.calibration) out += calibration_line(c);
   if (!r.notes.empty()) {
     out += heading("Notes");
-    for (const std::string& note : r.notes) out += fmt::format("  {}\n", printable(note, 200));
+    for (const std::string& note : r.notes)
+      out += render::wrap_hanging("  ", printable(note, 200), width, 4);
   }
-  return out;
+  return render::fit_lines(out, width);
 }
 
 }  // namespace stepscope

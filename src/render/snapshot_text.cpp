@@ -1,6 +1,8 @@
 // The terminal report of `stepscope memory`.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "render/text_format.h"
 #include "stepscope/snapshot_report.h"
 #include "trace/saturating.h"
@@ -151,7 +153,7 @@ std::string trace_section(const MemorySnapshot& s, const SnapshotDevice& d) {
 
 }  // namespace
 
-std::string render_snapshot_text(const SnapshotReport& report, int /*top*/) {
+std::string render_snapshot_text(const SnapshotReport& report, const TextOptions& options) {
   const MemorySnapshot& s = *report.snapshot;
   std::string out =
       fmt::format("stepscope {} · memory snapshot {} ({}; {} unique frames, {} unique stacks)\n",
@@ -163,7 +165,11 @@ std::string render_snapshot_text(const SnapshotReport& report, int /*top*/) {
     out += state_section(s, d);
     out += trace_section(s, d);
   }
-  return out;
+  return render::fit_lines(out, std::max(options.width, render::kMinimumTextWidth));
+}
+
+std::string render_snapshot_text(const SnapshotReport& report, int top) {
+  return render_snapshot_text(report, TextOptions{top, render::kDefaultTextWidth});
 }
 
 }  // namespace stepscope

@@ -234,8 +234,9 @@ void stream_file(const AnalyzeRequest& request, const LoadOptions& load, std::si
   const KeepKey key = keep_key(*out.summary, rank);
   if (kept.wanted(key)) {
     const int top = request.analysis.top;
-    kept.offer(key, RenderedRank{key.rank, render_rank_json(rank),
-                                 render_rank_html(rank, top, /*several=*/true)});
+    kept.offer(
+        key, RenderedRank{key.rank, render_rank_json(rank),
+                          render_rank_html(rank, top, /*several=*/true), rank.diagnosis.findings});
   }
 }
 

@@ -21,6 +21,8 @@ struct RenderedRank {
   std::int64_t rank = 0;
   std::string json;  // its object in the document's `ranks` array
   std::string html;  // its section of the HTML page
+  // Its diagnosis' findings, kept as data so that front ends need not parse `json` back.
+  std::vector<Finding> findings;
 };
 
 // The trace behind `analyses.trace` is owned by Report::traces.

@@ -89,9 +89,13 @@ TEST(StepsConformance, CompatTbMakesOneStepOverHostOpsWithoutProfilerSteps) {
 TEST(StepsConformance, OutliersFlaggedAsInConformance) {
   STEPSCOPE_REQUIRE_SHARED_TRACES();
   const std::vector<std::pair<std::string, std::vector<std::int64_t>>> expected = {
-      {"hta/df_index_resolver", {3}},        {"hta/negative_queue_length_values_check", {550}},
-      {"hta/ns_resolution_trace", {101}},    {"hta/trace_diff/control", {1014}},
-      {"hta/trace_diff/test", {1009, 1012}}, {"hta/nccl_parser_config", {}},
+      // conformance.md §653 lists the steps of the MAD bound alone (also df_index_resolver 3,
+      // ns_resolution_trace 101, trace_diff/control 1014, trace_diff/test 1012): each is 5 to 6 %
+      // over the median of the others, under the 10 % excess the outlier rule now requires
+      // (docs/metrics/02-step-time-statistics.md §2). The two kept are 35 % and 70 % slower.
+      {"hta/df_index_resolver", {}},   {"hta/negative_queue_length_values_check", {550}},
+      {"hta/ns_resolution_trace", {}}, {"hta/trace_diff/control", {}},
+      {"hta/trace_diff/test", {1009}}, {"hta/nccl_parser_config", {}},
   };
   for (const auto& [folder, outliers] : expected) {
     const TraceSet set = testing::load_shared(folder);

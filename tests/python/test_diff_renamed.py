@@ -76,7 +76,8 @@ def run_diff(before: Path, after: Path) -> tuple[dict[str, Any], str]:
     )
     assert done.returncode == 0, done.stderr
     text = subprocess.run(
-        [stepscope_command(), "diff", str(before), str(after)],
+        # Wide: the test reads words and names, which a 100-column layout would cut or wrap.
+        [stepscope_command(), "diff", str(before), str(after), "--width", "1000"],
         capture_output=True,
         text=True,
         timeout=120,

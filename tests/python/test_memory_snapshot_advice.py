@@ -66,7 +66,7 @@ def test_an_oom_snapshot_names_the_failed_allocation_its_stack_and_what_was_live
     assert [f["name"] for f in oom["stack"]] == ["attention", "train_step"]
     assert oom["live_bytes"] == sum(live.values())
     assert oom["live_by_site"], "what was live is listed by site"
-    text = memory(path).stdout
+    text = memory(path, "--width", "1000").stdout  # words, not layout
     assert "an allocation of 3.00 GiB failed with 200.00 MiB free on the device" in text
     assert "asked for by: attention (model.py:17)" in text
 
@@ -120,5 +120,5 @@ def test_fragmentation_over_many_segments_gets_expandable_segments_with_the_byte
     assert cost["segments_with_unused"] == 8
     assert cost["returnable_bytes"] == 560 * MiB  # all but the largest free block
     assert cost["fix"] == "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
-    text = memory(path).stdout
+    text = memory(path, "--width", "1000").stdout  # words, not layout
     assert "expandable_segments:True" in text and "up to 560.00 MiB" in text

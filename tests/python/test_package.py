@@ -53,9 +53,9 @@ def test_analyze_small_trace(trace_file: Path) -> None:
 
 def test_report_matches_core_json_and_text(trace_file: Path) -> None:
     report = stepscope.analyze(trace_file, top=5)
-    core = json.loads(_core.analyze_json(str(trace_file), top=5))
-    assert without_timing(core) == without_timing(report.to_dict())
-    assert _core.analyze_text(str(trace_file), top=5) == str(report)
+    native = _core.analyze(str(trace_file), top=5)
+    assert without_timing(json.loads(native.to_json())) == without_timing(report.to_dict())
+    assert native.to_text() == str(report)
 
 
 def test_to_dict_and_to_json_round_trip(trace_file: Path, tmp_path: Path) -> None:
@@ -137,11 +137,9 @@ def test_trace_error_names_the_file(tmp_path: Path, case: str) -> None:
     message = str(caught.value)
     assert str(path) in message
     assert message.startswith(str(path))
-    # The compiled functions raise the same exception; it is a ValueError too.
+    # The compiled function raises the same exception; it is a ValueError too.
     with pytest.raises(ValueError, match=path.name):
-        _core.analyze_json(str(path))
-    with pytest.raises(stepscope.TraceError, match=path.name):
-        _core.analyze_text(str(path))
+        _core.analyze(str(path))
 
 
 def test_truncated_message_says_where(tmp_path: Path) -> None:

@@ -127,6 +127,8 @@ TEST(Phases, JsonAndTextCarryUnits) {
   const std::string rendered = render::render_text(run(training_step().load()), 5);
   EXPECT_NE(rendered.find("23.0 µs"), std::string::npos) << rendered;
   EXPECT_NE(rendered.find("inferred"), std::string::npos);
+  // The column says how the forward phase was found, and its heading says so too.
+  EXPECT_NE(rendered.find("forward phase"), std::string::npos) << rendered;
 }
 
 }  // namespace

@@ -53,5 +53,42 @@ TEST(RuleTransfers, CopiesHiddenUnderKernelsAreNotFlagged) {
   EXPECT_EQ(find(diagnosis, "transfers"), nullptr);
 }
 
+// A per-step `.item()`: the device-to-host copy runs under aten::item, with no kernel beside it.
+Trace steps_with_item_copy() {
+  TraceFixture fixture;
+  std::int64_t correlation = 1;
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("compute", t0 + 1, t0 + 5, 500);
+    fixture.op("aten::item", t0 + 10, 600);
+    fixture.op("aten::_local_scalar_dense", t0 + 11, 598);
+    fixture.runtime("cudaMemcpyAsync", t0 + 12, 595, correlation);
+    fixture.memcpy("Memcpy DtoH (Device -> Pageable)", t0 + 510, 200, correlation++);
+  }
+  return fixture.load();
+}
+
+TEST(RuleTransfers, CopiesOfAScalarReadAreLeftToHostDeviceSync) {
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_item_copy());
+  EXPECT_EQ(find(diagnosis, "transfers"), nullptr);
+}
+
+TEST(RuleTransfers, TheSameCopyUnderAnotherOpIsATransfer) {
+  // The control: without aten::item above it, the same copy is claimed, so the test above
+  // fails if the copy is simply not seen.
+  TraceFixture fixture;
+  std::int64_t correlation = 1;
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("compute", t0 + 1, t0 + 5, 500);
+    fixture.op("aten::to", t0 + 10, 600);
+    fixture.runtime("cudaMemcpyAsync", t0 + 12, 595, correlation);
+    fixture.memcpy("Memcpy DtoH (Device -> Pageable)", t0 + 510, 200, correlation++);
+  }
+  EXPECT_NE(find(testing::diagnose_trace(fixture.load()), "transfers"), nullptr);
+}
+
 }  // namespace
 }  // namespace stepscope

@@ -44,7 +44,8 @@ TEST(SnapshotFragmentation, FreeBytesSpreadOverManySegmentsAreReturnable) {
   EXPECT_EQ(d.fragmentation_cost->largest_free_block, 80 * kMiB);
   EXPECT_EQ(d.fragmentation_cost->returnable_bytes, 560 * kMiB);
   EXPECT_DOUBLE_EQ(d.fragmentation_cost->returnable_share, 560.0 / 1600.0);
-  const std::string text = render_snapshot_text(report, 5);
+  // Wide enough that no phrase is wrapped: this test is about the words, not the layout.
+  const std::string text = render_snapshot_text(report, TextOptions{5, 1000});
   EXPECT_NE(text.find("expandable_segments:True"), std::string::npos) << text;
   EXPECT_NE(text.find("up to 560.00 MiB"), std::string::npos) << text;
   EXPECT_NE(render_snapshot_json(report, 5).find("\"returnable_bytes\":587202560"),
@@ -98,7 +99,7 @@ TEST(SnapshotOom, NamesTheFailedAllocationItsStackAndWhatWasLive) {
   EXPECT_EQ(d.last_oom->live_bytes, 300 * kMiB);  // the freed 100 MiB is not live
   ASSERT_EQ(d.last_oom->live_by_site.size(), 1U);
   EXPECT_EQ(describe_frame(s, d.last_oom->live_by_site[0].site), "forward (train.py:42)");
-  const std::string text = render_snapshot_text(report, 5);
+  const std::string text = render_snapshot_text(report, TextOptions{5, 1000});
   EXPECT_NE(text.find("an allocation of 2.00 GiB failed with 512.00 MiB free"), std::string::npos)
       << text;
   EXPECT_NE(text.find("asked for by: forward (train.py:42)"), std::string::npos) << text;

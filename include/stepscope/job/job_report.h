@@ -9,6 +9,7 @@
 #include "stepscope/error.h"
 #include "stepscope/job/job_analysis.h"
 #include "stepscope/load.h"
+#include "stepscope/text_options.h"
 
 namespace stepscope::job {
 
@@ -28,7 +29,8 @@ Result<JobAnalysis> analyze_folder_job(const std::string& path);
 // object is the one `analyze FOLDER --json` writes.
 std::string render_job_json(const JobAnalysis& job);
 // The job section of the terminal report.
-std::string render_job_text(const JobAnalysis& job, int top);
+std::string render_job_text(const JobAnalysis& job, const TextOptions& options);
+std::string render_job_text(const JobAnalysis& job, int top);  // 100 columns
 // The job section of the HTML report (a fragment: verdict, heat map, waits, collective table).
 std::string render_job_html_section(const JobAnalysis& job);
 // A whole HTML page for `merge --html`.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from .. import _write_atomically
+from .._output import write_file
 
 if TYPE_CHECKING:
     import pandas
@@ -45,7 +45,7 @@ class ResultMixin:
         """The result as JSON text; with `path`, also written there atomically."""
         text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False) + "\n"
         if path is not None:
-            _write_atomically(os.fspath(path), text)
+            write_file(path, text)
         return text
 
 

@@ -5,7 +5,8 @@
 // Evidence: memcpy time per step by direction and memory kind (from the activity name Kineto
 // writes, e.g. "Memcpy HtoD (Pageable -> Device)"), the part of it with the GPU doing nothing
 // else, and the ops that issued them (`aten::copy_`, `aten::to`).
-// Threshold: copies with no compute beside them >= 3 % of the mean step.
+// Threshold: copies with no compute beside them >= 3 % of the mean step. Copies made by a scalar
+// read (`aten::item`, `aten::_local_scalar_dense`) are left to host-device-sync.
 #include <fmt/format.h>
 
 #include "diagnosis/gain.h"
@@ -37,6 +38,19 @@ EventIndex issuing_op(const Trace& trace, EventIndex activity) {
   return op;
 }
 
+// A copy a scalar read (`.item()`) makes is the host waiting for a result, not a transfer to
+// speed up: pinned memory would not help it. host-device-sync owns it (its fix is to stop
+// reading a scalar every step).
+bool issued_by_scalar_read(const Trace& trace, EventIndex activity) {
+  const EventIndex call = trace.events.launcher[activity];
+  if (call == kNoEvent) return false;
+  for (EventIndex at = trace.events.parent[call]; at != kNoEvent; at = trace.events.parent[at]) {
+    const std::string_view name = trace.name_of(at);
+    if (name == "aten::item" || name == "aten::_local_scalar_dense") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<Finding> check_transfers(const RankAnalyses& rank) {
@@ -56,6 +70,7 @@ std::vector<Finding> check_transfers(const RankAnalyses& rank) {
       continue;
     }
     if (c != EventClass::kMemcpy || !is_pageable_or_device_to_host(trace.name_of(i))) continue;
+    if (issued_by_scalar_read(trace, i)) continue;
     const Step* step = step_at(rank.steps, e.start_ns[i]);
     if (step == nullptr) continue;
     copies.push_back({e.start_ns[i], e.end_ns(i)});

@@ -238,10 +238,8 @@ FolderMember load_folder_member(const std::string& file, std::int64_t order,
   FolderMember member;
   Result<Trace> loaded = load_file_noting(file, options, &member.notes);
   if (!loaded) {
-    if (is_not_a_trace(loaded.error())) {
-      member.notes.push_back("skipped " + file + ": " + loaded.error().message);
-      member.skipped = SkippedFile{file, loaded.error().describe()};
-    } else if (options.skip_bad) {
+    // A skipped file is reported once, as skipped (a note as well printed it twice).
+    if (is_not_a_trace(loaded.error()) || options.skip_bad) {
       member.skipped = SkippedFile{file, loaded.error().describe()};
     } else {
       member.error = std::move(loaded).error();

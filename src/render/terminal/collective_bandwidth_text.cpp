@@ -36,7 +36,7 @@ std::string skipped_line(const CollectiveBandwidthResult& b) {
 
 }  // namespace
 
-std::string render_text(const CollectiveBandwidthResult& bandwidth, int top) {
+std::string render_text(const CollectiveBandwidthResult& bandwidth, int top, std::size_t width) {
   std::string out = heading("Collective bandwidth, rank-local (GB = 10^9 bytes; lower bounds)");
   if (!bandwidth.applicable) {
     out += fmt::format("  not applicable: {}\n", bandwidth.not_applicable_reason);
@@ -48,8 +48,12 @@ std::string render_text(const CollectiveBandwidthResult& bandwidth, int top) {
   TextTable table;
   table.add_column("device");
   table.add_column("collective", true);
-  table.add_column("sizes", true);
-  for (const char* column : {"calls", "bytes", "time", "algbw", "busbw"}) table.add_column(column);
+  table.add_column("sizes", true, Importance::kMedium);
+  table.add_column("calls", false, Importance::kMedium);
+  table.add_column("bytes", false, Importance::kLow);
+  table.add_column("time");
+  table.add_column("algbw", false, Importance::kHigh);
+  table.add_column("busbw");
   const auto limit = static_cast<std::size_t>(std::max(top, 1));
   for (const CollectiveBandwidth& c : bandwidth.collectives) {
     const std::string device = fmt::format("GPU {}", c.device);
@@ -61,7 +65,7 @@ std::string render_text(const CollectiveBandwidthResult& bandwidth, int top) {
       add_row(table, "", "", size_range(c.buckets[b]), c.buckets[b].totals);
     }
   }
-  out += table.render();
+  out += table.render("  ", width);
   for (const CollectiveBandwidth& c : bandwidth.collectives) {
     out += fmt::format("  fastest {} on GPU {}: {} in {}, {} (busbw {})\n", to_string(c.collective),
                        c.device, format_bytes(c.fastest.bytes), format_duration(c.fastest.time_ns),

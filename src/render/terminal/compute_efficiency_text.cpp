@@ -56,7 +56,7 @@ std::string bound(const OpFlops& op) {
 
 }  // namespace
 
-std::string render_text(const ComputeEfficiencyResult& e, int top) {
+std::string render_text(const ComputeEfficiencyResult& e, int top, std::size_t width) {
   if (!e.applicable) return {};
   std::string out = heading(
       "Compute efficiency (FLOPs of matrix multiplies and convolutions; G = 10^9, T = 10^12)");
@@ -66,11 +66,14 @@ std::string render_text(const ComputeEfficiencyResult& e, int top) {
   out += ridge_line(e);
   TextTable table;
   table.add_column("op", true);
-  table.add_column("dtype", true);
-  for (const char* column : {"calls", "FLOPs", "time", "achieved"}) table.add_column(column);
-  table.add_column("from", true);
-  table.add_column("FLOP/B");
-  table.add_column("bound", true);
+  table.add_column("dtype", true, Importance::kMedium);
+  table.add_column("calls", false, Importance::kLow);
+  table.add_column("FLOPs", false, Importance::kMedium);
+  table.add_column("time");
+  table.add_column("achieved");
+  table.add_column("from", true, Importance::kLow);
+  table.add_column("FLOP/B", false, Importance::kLow);
+  table.add_column("bound", true, Importance::kHigh);
   const auto limit = static_cast<std::size_t>(std::max(top, 1));
   for (std::size_t i = 0; i < e.ops.size() && i < limit; ++i) {
     const OpFlops& op = e.ops[i];
@@ -79,7 +82,7 @@ std::string render_text(const ComputeEfficiencyResult& e, int top) {
                    format_ms(op.time_ns), tflops(op.achieved_tflops), op.source, intensity(op),
                    bound(op)});
   }
-  return out + table.render();
+  return out + table.render("  ", width);
 }
 
 }  // namespace stepscope::render

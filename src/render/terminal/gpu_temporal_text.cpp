@@ -22,7 +22,7 @@ std::string timeline_lines(const GpuTemporalResult& temporal) {
 }
 
 // Exposed communication per step, only where the rank communicates at all.
-std::string step_table(const GpuTemporalResult& temporal, int top) {
+std::string step_table(const GpuTemporalResult& temporal, int top, std::size_t width) {
   bool any = false;
   for (const StepOverlap& step : temporal.steps) any = any || step.communication_ns > 0;
   if (!any) return {};
@@ -37,7 +37,7 @@ std::string step_table(const GpuTemporalResult& temporal, int top) {
                    format_ms(step.exposed_communication_ns),
                    step.overlap_share ? format_percent(*step.overlap_share) : "no communication"});
   }
-  std::string out = "  communication per step (all devices):\n" + table.render();
+  std::string out = "  communication per step (all devices):\n" + table.render("  ", width);
   if (temporal.steps.size() > limit) {
     out += fmt::format("  … {} more steps (see --json)\n", temporal.steps.size() - limit);
   }
@@ -46,17 +46,20 @@ std::string step_table(const GpuTemporalResult& temporal, int top) {
 
 }  // namespace
 
-std::string render_text(const GpuTemporalResult& temporal, int top) {
+std::string render_text(const GpuTemporalResult& temporal, int top, std::size_t width) {
   std::string out = heading("GPU time (window = kept steps)");
   if (!temporal.applicable) {
     out += fmt::format("  not applicable: {}\n", temporal.not_applicable_reason);
     return out;
   }
   TextTable table;
-  for (const char* column : {"device", "window", "idle", "compute", "comm. exposed",
-                             "memory exposed", "comp/comm overlap"}) {
-    table.add_column(column);
-  }
+  table.add_column("device");
+  table.add_column("window");
+  table.add_column("idle", false, Importance::kHigh);
+  table.add_column("compute", false, Importance::kHigh);
+  table.add_column("comm. exposed", false, Importance::kMedium);
+  table.add_column("memory exposed", false, Importance::kMedium);
+  table.add_column("comp/comm overlap", false, Importance::kLow);
   auto cell = [](const DeviceTemporal& d, std::int64_t ns) {
     return fmt::format("{} {}", format_ms(ns), format_percent(d.share(ns)));
   };
@@ -66,9 +69,9 @@ std::string render_text(const GpuTemporalResult& temporal, int top) {
                    cell(d, d.memory_only_ns),
                    d.overlap_share ? format_percent(*d.overlap_share) : "no communication"});
   }
-  out += table.render();
+  out += table.render("  ", width);
   out += timeline_lines(temporal);
-  out += step_table(temporal, top);
+  out += step_table(temporal, top, width);
   for (const DeviceTemporal& d : temporal.devices) {
     if (d.outside_window_activities > 0) {
       out += fmt::format("  GPU {}: {} activities ({}) lie partly or wholly outside the window\n",

@@ -38,7 +38,7 @@ std::string temporal_lines(const hta::RankFigures& rank) {
   return out;
 }
 
-std::string idle_table(const hta::RankFigures& rank) {
+std::string idle_table(const hta::RankFigures& rank, std::size_t width) {
   TextTable table;
   for (const char* column : {"stream", "host wait", "kernel wait", "other"}) {
     table.add_column(column);
@@ -47,17 +47,17 @@ std::string idle_table(const hta::RankFigures& rank) {
     table.add_row(
         {std::to_string(s.stream), us(s.host_wait_ns), us(s.kernel_wait_ns), us(s.other_ns)});
   }
-  return "    idle time per stream:\n" + table.render("    ");
+  return "    idle time per stream:\n" + table.render("    ", width);
 }
 
-std::string queue_table(const hta::RankFigures& rank) {
+std::string queue_table(const hta::RankFigures& rank, std::size_t width) {
   TextTable table;
   for (const char* column : {"stream", "samples", "mean", "max"}) table.add_column(column);
   for (const hta::QueueStream& q : rank.queues) {
     table.add_row({std::to_string(q.stream), std::to_string(q.samples),
                    fmt::format("{:.3f}", q.mean), std::to_string(q.max)});
   }
-  return "    queue length per stream:\n" + table.render("    ");
+  return "    queue length per stream:\n" + table.render("    ", width);
 }
 
 std::string hta_stats_note(const hta::KernelStats& k) {
@@ -66,20 +66,24 @@ std::string hta_stats_note(const hta::KernelStats& k) {
 }
 
 // The top kernels by total time, with per-instance statistics and what HTA's table shows.
-std::string kernel_table(const hta::RankFigures& rank, int top) {
+std::string kernel_table(const hta::RankFigures& rank, int top, std::size_t width) {
   std::vector<hta::KernelStats> kernels = rank.kernels;
   std::sort(kernels.begin(), kernels.end(),
             [](const auto& a, const auto& b) { return a.sum_ns > b.sum_ns; });
   TextTable table;
   table.add_column("kernel", true);
-  for (const char* column : {"type", "count", "sum", "mean", "HTA stats"}) table.add_column(column);
+  table.add_column("type", false, Importance::kMedium);
+  table.add_column("count", false, Importance::kMedium);
+  table.add_column("sum");
+  table.add_column("mean", false, Importance::kLow);
+  table.add_column("HTA stats", false, Importance::kHigh);
   const std::size_t rows = std::min(kernels.size(), static_cast<std::size_t>(std::max(top, 1)));
   for (std::size_t k = 0; k < rows; ++k) {
     table.add_row({printable(kernels[k].name, 50), std::string(hta::to_string(kernels[k].type)),
                    std::to_string(kernels[k].count), us(kernels[k].sum_ns),
                    fmt::format("{:.2f} µs", kernels[k].mean_ns / 1e3), hta_stats_note(kernels[k])});
   }
-  std::string out = "    top kernels:\n" + table.render("    ");
+  std::string out = "    top kernels:\n" + table.render("    ", width);
   for (const hta::KernelStats& others : rank.others) {
     out += fmt::format("    HTA `others` ({}): {} over {} names\n", hta::to_string(others.type),
                        us(others.sum_ns), others.count);
@@ -87,11 +91,11 @@ std::string kernel_table(const hta::RankFigures& rank, int top) {
   return out;
 }
 
-std::string rank_section(const hta::RankFigures& rank, int top) {
+std::string rank_section(const hta::RankFigures& rank, int top, std::size_t width) {
   std::string out = fmt::format("  rank {}\n", rank.rank);
   if (!rank.has_gpu_rows) return out + "    no GPU rows: HTA fails here (IndexError)\n";
-  return out + temporal_lines(rank) + idle_table(rank) + queue_table(rank) +
-         kernel_table(rank, top);
+  return out + temporal_lines(rank) + idle_table(rank, width) + queue_table(rank, width) +
+         kernel_table(rank, top, width);
 }
 
 std::string class_lines(const hta::HtaReport& report) {
@@ -105,7 +109,7 @@ std::string class_lines(const hta::HtaReport& report) {
 
 }  // namespace
 
-std::string render_text(const hta::HtaReport& report, int top) {
+std::string render_text(const hta::HtaReport& report, int top, std::size_t width) {
   std::string out =
       heading("HTA figures (compat-hta: HolisticTraceAnalysis 0.6.1, artefacts included)");
   std::vector<std::string> steps;
@@ -115,7 +119,7 @@ std::string render_text(const hta::HtaReport& report, int top) {
   out += fmt::format("  timestamps: {}\n", report.rounding ? "rounded inward to whole µs, as HTA"
                                                            : "exact (HTA would round them)");
   out += class_lines(report);
-  for (const hta::RankFigures& rank : report.ranks) out += rank_section(rank, top);
+  for (const hta::RankFigures& rank : report.ranks) out += rank_section(rank, top, width);
   out += fmt::format("  artefacts reproduced: {}\n", joined(report.quirks));
   return out;
 }

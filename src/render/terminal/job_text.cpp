@@ -11,29 +11,51 @@ namespace stepscope::job {
 
 namespace {
 
+using render::fit_lines;
 using render::format_bytes;
 using render::format_percent;
 using render::heading;
+using render::Importance;
 using render::printable;
+using render::TextTable;
+using render::wrap_hanging;
 
 constexpr std::size_t kMaxRankRows = 32;
 
 std::string ms(double ns) { return fmt::format("{:.2f}", ns / 1e6); }
 
-std::string rank_line(const RankRow& r) {
-  return fmt::format("  {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", r.rank,
-                     r.steps, ms(r.step_p50_ns), ms(r.step_max_ns), ms(r.compute_ns),
-                     ms(r.exposed_comm_ns), ms(r.wait_ns), ms(r.idle_ns),
-                     printable(r.top_finding.empty() ? "-" : r.top_finding, 40));
+void add_rank_columns(TextTable& table) {
+  table.add_column("rank");
+  table.add_column("steps", false, Importance::kMedium);
+  table.add_column("p50");
+  table.add_column("max", false, Importance::kHigh);
+  table.add_column("compute", false, Importance::kMedium);
+  table.add_column("exp.comm", false, Importance::kHigh);
+  table.add_column("wait");
+  table.add_column("idle", false, Importance::kMedium);
+  table.add_column("top finding", true);
 }
 
-std::string rank_table_text(const JobAnalysis& job) {
+void add_rank_row(TextTable& table, const RankRow& r) {
+  table.add_row({std::to_string(r.rank), std::to_string(r.steps), ms(r.step_p50_ns),
+                 ms(r.step_max_ns), ms(r.compute_ns), ms(r.exposed_comm_ns), ms(r.wait_ns),
+                 ms(r.idle_ns), printable(r.top_finding.empty() ? "-" : r.top_finding, 40)});
+}
+
+// The rows as a table of their own, for the groups of a large job.
+std::string rank_rows(const std::vector<const RankRow*>& rows, std::size_t width) {
+  TextTable table;
+  add_rank_columns(table);
+  for (const RankRow* r : rows) add_rank_row(table, *r);
+  return table.render("  ", width);
+}
+
+std::string rank_table_text(const JobAnalysis& job, std::size_t width) {
   std::string out = heading("Ranks (per step, ms)");
-  out += fmt::format("  {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n", "rank",
-                     "steps", "p50", "max", "compute", "exp.comm", "wait", "idle", "top finding");
   if (job.ranks.size() <= kMaxRankRows) {
-    for (const RankRow& r : job.ranks) out += rank_line(r);
-    return out;
+    std::vector<const RankRow*> all;
+    for (const RankRow& r : job.ranks) all.push_back(&r);
+    return out + rank_rows(all, width);
   }
   // Many ranks: the spread, the slowest and fastest, and the outliers only.
   std::vector<const RankRow*> sorted;
@@ -46,38 +68,72 @@ std::string rank_table_text(const JobAnalysis& job) {
   const double mid = sorted[sorted.size() / 2]->step_p50_ns;
   out += fmt::format("  {} ranks: step p50 from {} ms to {} ms (median {} ms)\n", sorted.size(),
                      ms(lo), ms(hi), ms(mid));
-  out += "  fastest:\n";
-  for (std::size_t i = 0; i < 3 && i < sorted.size(); ++i) out += rank_line(*sorted[i]);
-  out += "  slowest:\n";
+  std::vector<const RankRow*> fastest;
+  std::vector<const RankRow*> slowest;
   for (std::size_t i = 0; i < 3 && i < sorted.size(); ++i) {
-    out += rank_line(*sorted[sorted.size() - 1 - i]);
+    fastest.push_back(sorted[i]);
+    slowest.push_back(sorted[sorted.size() - 1 - i]);
   }
+  out += "  fastest:\n" + rank_rows(fastest, width);
+  out += "  slowest:\n" + rank_rows(slowest, width);
   std::vector<double> waits;
   for (const RankRow& r : job.ranks) waits.push_back(r.wait_ns);
   std::sort(waits.begin(), waits.end());
   const double median_wait = waits[waits.size() / 2];
-  std::size_t outliers = 0;
+  std::vector<const RankRow*> outliers;
   for (const RankRow& r : job.ranks) {
     const bool slow = r.step_p50_ns > 1.1 * mid;
     const bool little_wait = median_wait > 0 && r.wait_ns < 0.25 * median_wait;
-    if ((slow || little_wait) && outliers < 10) {
-      if (outliers == 0) out += "  outliers (slow steps, or little waiting while others wait):\n";
-      out += rank_line(r);
-      ++outliers;
-    }
+    if ((slow || little_wait) && outliers.size() < 10) outliers.push_back(&r);
+  }
+  if (!outliers.empty()) {
+    out += "  outliers (slow steps, or little waiting while others wait):\n" +
+           rank_rows(outliers, width);
   }
   return out;
+}
+
+std::string collective_table(const JobAnalysis& job, std::size_t width) {
+  TextTable table;
+  table.add_column("kind", true);
+  table.add_column("size", false, Importance::kMedium);
+  table.add_column("count", false, Importance::kMedium);
+  table.add_column("total ms");
+  table.add_column("transfer ms", false, Importance::kHigh);
+  table.add_column("wait ms");
+  table.add_column("algbw GB/s", false, Importance::kLow);
+  table.add_column("busbw GB/s", false, Importance::kHigh);
+  table.add_column("", true, Importance::kLow);
+  for (const CollectiveRow& c : job.collectives) {
+    const std::string size =
+        c.min_bytes < 0 ? "unknown" : format_bytes(c.min_bytes) + "-" + format_bytes(c.max_bytes);
+    table.add_row({printable(c.kind, 16), size, std::to_string(c.count),
+                   ms(static_cast<double>(c.total_ns)), ms(static_cast<double>(c.transfer_ns)),
+                   ms(static_cast<double>(c.wait_ns)),
+                   c.algbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.algbw_gb_per_s) : "-",
+                   c.busbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.busbw_gb_per_s) : "-",
+                   c.latency_bound ? "latency-bound" : ""});
+  }
+  return table.render("  ", width);
 }
 
 }  // namespace
 
 std::string render_job_text(const JobAnalysis& job, int top) {
+  return render_job_text(job, TextOptions{top, render::kDefaultTextWidth});
+}
+
+std::string render_job_text(const JobAnalysis& job, const TextOptions& options) {
+  const std::size_t width = std::max(options.width, render::kMinimumTextWidth);
+  const int top = options.top;
   std::string out = heading("Job");
-  out += "  " + printable(job.verdict, 400) + "\n";
+  out += wrap_hanging("  ", printable(job.verdict, 400), width, 2);
   out += fmt::format("  {} ranks analysed (world size {}), {} collectives matched across ranks\n",
                      job.ranks.size(), job.world_size > 0 ? std::to_string(job.world_size) : "?",
                      job.matched_collectives);
-  for (const std::string& note : job.notes) out += "  note: " + printable(note, 400) + "\n";
+  for (const std::string& note : job.notes) {
+    out += wrap_hanging("  note: ", printable(note, 400), width, 8);
+  }
   if (!job.findings.empty()) {
     out += heading("Job findings");
     int n = 0;
@@ -90,29 +146,37 @@ std::string render_job_text(const JobAnalysis& job, int top) {
         ranks += std::to_string(jf.ranks[i]);
       }
       if (jf.ranks.size() > 16) ranks += ",…";
-      out += fmt::format("  {}. [{}] {} (ranks {})\n", n, to_string(f.severity),
-                         printable(f.title, 200), ranks);
+      out += wrap_hanging(
+          fmt::format("  {}. ", n),
+          fmt::format("[{}] {} (ranks {})", to_string(f.severity), printable(f.title, 200), ranks),
+          width, 5);
       for (const Evidence& e : f.evidence) {
         if (e.unit.empty()) {
-          out += "     - " + printable(e.label, 200) + "\n";
+          out += wrap_hanging("     - ", printable(e.label, 200), width, 7);
         } else {
-          out += fmt::format("     - {}: {:.2f} {}\n", printable(e.label, 120), e.value, e.unit);
+          out += wrap_hanging(
+              "     - ", fmt::format("{}: {:.2f} {}", printable(e.label, 120), e.value, e.unit),
+              width, 7);
         }
       }
-      out += "     fix: " + printable(f.fix, 600) + "\n";
-      out += fmt::format("     gain: likely {} ms/step ({}), {}\n",
-                         ms(static_cast<double>(f.gain.likely_ns)),
-                         format_percent(f.gain.likely_share), printable(f.gain.method, 200));
+      out += wrap_hanging("     fix: ", printable(f.fix, 600), width, 10);
+      out += wrap_hanging(
+          "     gain: ",
+          fmt::format("likely {} ms/step ({}), {}", ms(static_cast<double>(f.gain.likely_ns)),
+                      format_percent(f.gain.likely_share), printable(f.gain.method, 200)),
+          width, 11);
     }
   }
-  out += rank_table_text(job);
+  out += rank_table_text(job, width);
   if (!job.stragglers.empty()) {
     out += heading("Stragglers");
     for (const Straggler& s : job.stragglers) {
       out +=
           fmt::format("  rank {}: {} ms/step late, last at {} of collectives, phase {}\n", s.rank,
                       ms(s.late_ns_per_step), format_percent(s.share_last), printable(s.phase, 40));
-      for (const std::string& e : s.evidence) out += "    - " + printable(e, 300) + "\n";
+      for (const std::string& e : s.evidence) {
+        out += wrap_hanging("    - ", printable(e, 300), width, 6);
+      }
     }
   }
   if (job.scaling.applicable) {
@@ -137,20 +201,9 @@ std::string render_job_text(const JobAnalysis& job, int top) {
   }
   if (!job.collectives.empty()) {
     out += heading("Collectives (matched across ranks)");
-    out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10}\n", "kind", "size",
-                       "count", "total ms", "transfer ms", "wait ms", "algbw GB/s", "busbw GB/s");
-    for (const CollectiveRow& c : job.collectives) {
-      const std::string size =
-          c.min_bytes < 0 ? "unknown" : format_bytes(c.min_bytes) + "-" + format_bytes(c.max_bytes);
-      out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10}{}\n",
-                         printable(c.kind, 16), size, c.count, ms(static_cast<double>(c.total_ns)),
-                         ms(static_cast<double>(c.transfer_ns)), ms(static_cast<double>(c.wait_ns)),
-                         c.algbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.algbw_gb_per_s) : "-",
-                         c.busbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.busbw_gb_per_s) : "-",
-                         c.latency_bound ? "  latency-bound" : "");
-    }
+    out += collective_table(job, width);
   }
-  return out;
+  return fit_lines(out, width);
 }
 
 }  // namespace stepscope::job

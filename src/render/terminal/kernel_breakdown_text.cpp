@@ -8,7 +8,7 @@
 
 namespace stepscope::render {
 
-std::string render_text(const KernelBreakdownResult& kernels, int top) {
+std::string render_text(const KernelBreakdownResult& kernels, int top, std::size_t width) {
   std::string out = heading("GPU kernels (window = kept steps)");
   if (!kernels.applicable) {
     out += fmt::format("  not applicable: {}\n", kernels.not_applicable_reason);
@@ -23,10 +23,14 @@ std::string render_text(const KernelBreakdownResult& kernels, int top) {
     out += fmt::format("  GPU {}: {}\n", device.device, classes);
     TextTable table;
     table.add_column("kernel", true);
-    table.add_column("class", true);
-    for (const char* column : {"count", "total", "mean", "min", "max", "std", "share"}) {
-      table.add_column(column);
+    table.add_column("class", true, Importance::kMedium);
+    table.add_column("count", false, Importance::kHigh);
+    table.add_column("total");
+    table.add_column("mean", false, Importance::kMedium);
+    for (const char* column : {"min", "max", "std"}) {
+      table.add_column(column, false, Importance::kLow);
     }
+    table.add_column("share");
     const auto limit = static_cast<std::size_t>(std::max(top, 1));
     for (std::size_t r = 0; r < device.top.size() && r < limit; ++r) {
       const KernelRow& row = device.top[r];
@@ -36,7 +40,7 @@ std::string render_text(const KernelBreakdownResult& kernels, int top) {
                      format_duration(row.max_ns), format_duration(std::llround(row.std_ns)),
                      format_percent(row.share)});
     }
-    out += table.render();
+    out += table.render("  ", width);
     if (device.others_count > 0) {
       out += fmt::format("  … {} other instances of {} more names, {}\n",
                          format_count(static_cast<std::uint64_t>(device.others_count)),

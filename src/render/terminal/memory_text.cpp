@@ -43,7 +43,8 @@ std::string step_growth(const DeviceMemory& device) {
       last->step, per_step / (1 << 20));
 }
 
-std::string live_table(const std::vector<LiveAllocations>& rows, std::string_view title) {
+std::string live_table(const std::vector<LiveAllocations>& rows, std::string_view title,
+                       std::size_t width) {
   if (rows.empty()) return {};
   TextTable table;
   table.add_column("op", true);
@@ -53,11 +54,11 @@ std::string live_table(const std::vector<LiveAllocations>& rows, std::string_vie
     table.add_row({printable(row.op, 50), format_bytes(row.bytes),
                    format_count(static_cast<std::uint64_t>(row.count))});
   }
-  return table.render("    ");
+  return table.render("    ", width);
 }
 
 std::string render_device(const Trace& trace, const MemoryCurveResult& memory,
-                          const DeviceMemory& device) {
+                          const DeviceMemory& device, std::size_t width) {
   std::string out = fmt::format(
       "  {}: {} records ({} allocations, {} frees); never freed in the trace: {} in {} "
       "allocations\n",
@@ -83,17 +84,19 @@ std::string render_device(const Trace& trace, const MemoryCurveResult& memory,
         "    {} was allocated before the first record; of the rest, live at the peak:\n",
         format_bytes(device.allocated_before_first_record));
   }
-  out += live_table(device.live_at_peak_by_op, "live at the peak");
+  out += live_table(device.live_at_peak_by_op, "live at the peak", width);
   return out;
 }
 
 }  // namespace
 
-std::string render_text(const Trace& trace, const MemoryCurveResult& memory, int /*top*/) {
+std::string render_text(const Trace& trace, const MemoryCurveResult& memory, int /*top*/,
+                        std::size_t width) {
   if (!memory.applicable) return {};
   std::string out =
       heading("Memory ([memory] events; allocations attributed to the op around them)");
-  for (const DeviceMemory& device : memory.devices) out += render_device(trace, memory, device);
+  for (const DeviceMemory& device : memory.devices)
+    out += render_device(trace, memory, device, width);
   return out;
 }
 

@@ -9,7 +9,7 @@
 
 namespace stepscope::render {
 
-std::string render_text(const ModuleViewResult& modules, int top) {
+std::string render_text(const ModuleViewResult& modules, int top, std::size_t width) {
   if (!modules.applicable) {
     return fmt::format("Modules: {}\n", printable(modules.not_applicable_reason, 300));
   }
@@ -30,21 +30,32 @@ std::string render_text(const ModuleViewResult& modules, int top) {
   auto per = [divisor](std::int64_t ns) { return format_duration(ns / divisor); };
   TextTable table;
   table.add_column("module", true);
-  for (const char* column : {per_step ? "calls/step" : "calls", "host total", "host self",
-                             "device total", "device self"}) {
-    table.add_column(column);
+  table.add_column(per_step ? "calls/step" : "calls", false, Importance::kMedium);
+  table.add_column("host total");
+  table.add_column("host self", false, Importance::kHigh);
+  // A CPU trace's modules launch nothing: device columns of zeros would say nothing.
+  const bool device = std::any_of(modules.rows.begin(), modules.rows.end(),
+                                  [](const ModuleRow& row) { return row.device_total_ns != 0; });
+  if (device) {
+    table.add_column("device total", false, Importance::kMedium);
+    table.add_column("device self", false, Importance::kLow);
   }
   for (std::size_t r : order) {
     const ModuleRow& row = modules.rows[r];
     const std::string indent(static_cast<std::size_t>(std::min(row.depth, 12)) * 2, ' ');
-    table.add_row({indent + printable(row.name, 50),
-                   per_step ? fmt::format("{:.1f}", static_cast<double>(row.calls) /
-                                                        static_cast<double>(divisor))
-                            : format_count(static_cast<std::uint64_t>(row.calls)),
-                   per(row.host_total_ns), per(row.host_self_ns), per(row.device_total_ns),
-                   per(row.device_self_ns)});
+    std::vector<std::string> cells = {
+        indent + printable(row.name, 50),
+        per_step
+            ? fmt::format("{:.1f}", static_cast<double>(row.calls) / static_cast<double>(divisor))
+            : format_count(static_cast<std::uint64_t>(row.calls)),
+        per(row.host_total_ns), per(row.host_self_ns)};
+    if (device) {
+      cells.push_back(per(row.device_total_ns));
+      cells.push_back(per(row.device_self_ns));
+    }
+    table.add_row(std::move(cells));
   }
-  out += table.render();
+  out += table.render("  ", width);
   if (modules.rows.size() > limit) {
     out += fmt::format("  {} of {} modules shown (the largest by host time)\n", limit,
                        modules.rows.size());

@@ -23,17 +23,19 @@ std::vector<const StreamQueueLength*> deepest_first(const QueueLengthResult& que
 
 }  // namespace
 
-std::string render_text(const QueueLengthResult& queues, int top) {
+std::string render_text(const QueueLengthResult& queues, int top, std::size_t width) {
   std::string out = heading("Launch queue per stream (submitted, not yet started; step window)");
   if (!queues.applicable) {
     out += fmt::format("  not applicable: {}\n", queues.not_applicable_reason);
     return out;
   }
   TextTable table;
-  for (const char* column : {"device", "stream", "launched", "mean depth (time-weighted)",
-                             "max depth", "time at the 1024 limit"}) {
-    table.add_column(column);
-  }
+  table.add_column("device");
+  table.add_column("stream");
+  table.add_column("launched", false, Importance::kMedium);
+  table.add_column("mean depth (time-weighted)");
+  table.add_column("max depth", false, Importance::kHigh);
+  table.add_column("time at the 1024 limit", false, Importance::kHigh);
   const std::vector<const StreamQueueLength*> order = deepest_first(queues);
   const auto limit = static_cast<std::size_t>(std::max(top, 1));
   for (std::size_t r = 0; r < order.size() && r < limit; ++r) {
@@ -43,7 +45,7 @@ std::string render_text(const QueueLengthResult& queues, int top) {
                    fmt::format("{} ({})", format_duration(q.time_at_limit_ns),
                                format_percent(q.time_at_limit_share))});
   }
-  out += table.render();
+  out += table.render("  ", width);
   return out;
 }
 
