@@ -76,34 +76,39 @@ std::string render_text(const Report& report, int top) {
     // The job answers for a folder; each rank's full report only on request.
     if (!report.request.per_rank) return out;
   }
-  for (const RankReport& rank : report.ranks) {
-    out += rank_header(rank);
-    out += skipped_events(*rank.analyses.trace);
-    out += render::render_text(rank.diagnosis, top);
-    out += render::render_text(rank.analyses.steps, rank.analyses.step_time, top);
-    out += render::render_text(rank.analyses.step_breakdown, top);
-    out += render::render_text(rank.analyses.phases, top);
-    // A CPU-only run has no GPU to describe: its GPU sections are left out, not printed as
-    // "not applicable" lines.
-    const bool gpu = !is_cpu_only(*rank.analyses.trace);
-    if (gpu) {
-      out += render::render_text(rank.analyses.gpu_temporal, top);
-      out += render::render_text(rank.analyses.kernels, top);
-      out += render::render_text(rank.analyses.idle, top);
-    }
-    if (rank.analyses.bandwidth.applicable) {
-      out += render::render_text(rank.analyses.bandwidth, top);
-    }
-    out += render::render_text(rank.analyses.operators, top);
-    out += render::render_text(rank.analyses.compute_efficiency, top);
-    out += render::render_text(rank.analyses.modules, top);
-    if (gpu) {
-      out += render::render_text(rank.analyses.launches, top);
-      out += render::render_text(rank.analyses.queue_length, top);
-      out += render::render_text(rank.analyses.gpu_metrics, top);
-    }
-    out += render::render_text(*rank.analyses.trace, rank.analyses.memory, top);
+  for (const RankReport& rank : report.ranks) out += render_rank_text(rank, top);
+  // A streamed folder's ranks were rendered before their traces were dropped.
+  for (const RenderedRank& rank : report.rendered) out += rank.text;
+  return out;
+}
+
+std::string render_rank_text(const RankReport& rank, int top) {
+  std::string out = rank_header(rank);
+  out += skipped_events(*rank.analyses.trace);
+  out += render::render_text(rank.diagnosis, top);
+  out += render::render_text(rank.analyses.steps, rank.analyses.step_time, top);
+  out += render::render_text(rank.analyses.step_breakdown, top);
+  out += render::render_text(rank.analyses.phases, top);
+  // A CPU-only run has no GPU to describe: its GPU sections are left out, not printed as
+  // "not applicable" lines.
+  const bool gpu = !is_cpu_only(*rank.analyses.trace);
+  if (gpu) {
+    out += render::render_text(rank.analyses.gpu_temporal, top);
+    out += render::render_text(rank.analyses.kernels, top);
+    out += render::render_text(rank.analyses.idle, top);
   }
+  if (rank.analyses.bandwidth.applicable) {
+    out += render::render_text(rank.analyses.bandwidth, top);
+  }
+  out += render::render_text(rank.analyses.operators, top);
+  out += render::render_text(rank.analyses.compute_efficiency, top);
+  out += render::render_text(rank.analyses.modules, top);
+  if (gpu) {
+    out += render::render_text(rank.analyses.launches, top);
+    out += render::render_text(rank.analyses.queue_length, top);
+    out += render::render_text(rank.analyses.gpu_metrics, top);
+  }
+  out += render::render_text(*rank.analyses.trace, rank.analyses.memory, top);
   return out;
 }
 
