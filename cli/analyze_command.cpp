@@ -55,6 +55,7 @@ ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments
   request.jobs = analysis.jobs;
   request.run = analysis.run;
   request.per_rank = analysis.per_rank;
+  request.link_peak_gb_per_s = analysis.link_gbps;
   LoadProgress progress(quiet, "loading");
   request.load.progress = progress.callback();
   Result<ReportPtr> report = analyze(request);

@@ -27,6 +27,9 @@ struct AnalyzeRequest {
   unsigned jobs = 0;
   std::optional<std::int64_t> run;
   bool per_rank = false;
+  // The link's peak bandwidth in GB/s, stated by the user: the job's collective table gives busbw
+  // as a share of it (job::JobOptions).
+  std::optional<double> link_peak_gb_per_s;
   // A folder is streamed: each trace is loaded, analysed, summarised, rendered and dropped, so
   // that memory holds `jobs` traces at a time (the job reads summaries only). Every rank's
   // rendered report is kept with --per-rank; else that of rank 0 and the ranks computing longest

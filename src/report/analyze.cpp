@@ -65,6 +65,13 @@ Result<job::RankSummary> summary_of(const RankReport& rank) {
   return job::summary_from_json(text, rank.analyses.trace->source_path);
 }
 
+job::JobOptions job_options(const AnalyzeRequest& request) {
+  job::JobOptions options;
+  options.run = request.run;
+  options.link_peak_gb_per_s = request.link_peak_gb_per_s;
+  return options;
+}
+
 bool is_folder(const AnalyzeRequest& request) {
   std::error_code error;
   return std::filesystem::is_directory(request.path, error);
@@ -93,7 +100,7 @@ Status analyze_loaded(const AnalyzeRequest& request, Report& report) {
       STEPSCOPE_ASSIGN_OR_RETURN(job::RankSummary summary, summary_of(rank));
       summaries.push_back(std::move(summary));
     }
-    report.job = job::analyze_job(std::move(summaries), job::JobOptions{request.run});
+    report.job = job::analyze_job(std::move(summaries), job_options(request));
   }
   if (request.analysis.mode == Mode::kCompatHta) {
     report.hta = hta::compute_hta_report(report.traces, request.analysis);
@@ -314,7 +321,7 @@ Status analyze_streamed(const AnalyzeRequest& request, TraceFolder listing, Repo
         std::to_string(report.rendered.size()) +
         " (the lowest rank and those computing longest); --per-rank keeps every rank");
   }
-  report.job = job::analyze_job(std::move(summaries), job::JobOptions{request.run});
+  report.job = job::analyze_job(std::move(summaries), job_options(request));
   report.analysis_seconds = seconds_since(start);
   return Done{};
 }

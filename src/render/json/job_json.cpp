@@ -1,5 +1,6 @@
 #include "render/json/job_json.h"
 
+#include "render/json/collective_link_json.h"
 #include "stepscope/job/job_report.h"
 #include "stepscope/report.h"
 
@@ -109,6 +110,7 @@ void write_json(JsonWriter& json, const job::JobAnalysis& job) {
     json.field("algbw_gb_per_s", c.algbw_gb_per_s);
     json.field("busbw_gb_per_s", c.busbw_gb_per_s);
     json.field("latency_bound", c.latency_bound);
+    write_link_fields(json, c);
     json.end_object();
   }
   json.end_array();

@@ -69,6 +69,17 @@ std::string rank_table_text(const JobAnalysis& job) {
   return out;
 }
 
+// What busbw is compared with: the trace never names its link, so only the user's peak.
+std::string link_line(const JobAnalysis& job) {
+  for (const CollectiveRow& c : job.collectives) {
+    if (c.link_peak_gb_per_s) {
+      return fmt::format("% of link: busbw / {:.1f} GB/s, the link peak given by --link-gbps",
+                         *c.link_peak_gb_per_s);
+    }
+  }
+  return "% of link: link unknown (pass --link-gbps)";
+}
+
 }  // namespace
 
 std::string render_job_text(const JobAnalysis& job, int top) {
@@ -137,18 +148,23 @@ std::string render_job_text(const JobAnalysis& job, int top) {
   }
   if (!job.collectives.empty()) {
     out += heading("Collectives (matched across ranks)");
-    out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10}\n", "kind", "size",
-                       "count", "total ms", "transfer ms", "wait ms", "algbw GB/s", "busbw GB/s");
+    out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10} {:>9}\n", "kind",
+                       "size", "count", "total ms", "transfer ms", "wait ms", "algbw GB/s",
+                       "busbw GB/s", "% of link");
     for (const CollectiveRow& c : job.collectives) {
       const std::string size =
           c.min_bytes < 0 ? "unknown" : format_bytes(c.min_bytes) + "-" + format_bytes(c.max_bytes);
-      out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10}{}\n",
+      out += fmt::format("  {:<16} {:>20} {:>7} {:>11} {:>12} {:>10} {:>10} {:>10} {:>9}{}\n",
                          printable(c.kind, 16), size, c.count, ms(static_cast<double>(c.total_ns)),
                          ms(static_cast<double>(c.transfer_ns)), ms(static_cast<double>(c.wait_ns)),
                          c.algbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.algbw_gb_per_s) : "-",
                          c.busbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.busbw_gb_per_s) : "-",
+                         c.busbw_share_of_link_peak
+                             ? fmt::format("{:.0f} %", 100 * *c.busbw_share_of_link_peak)
+                             : "-",
                          c.latency_bound ? "  latency-bound" : "");
     }
+    out += "  " + link_line(job) + "\n";
   }
   return out;
 }
