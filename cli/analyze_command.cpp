@@ -31,7 +31,8 @@ int run_analyze(const AnalyzeArguments& a) {
       !s) {
     return fail(s.error());
   }
-  ReportPtr report = analyze_with_progress(a.path, a.analysis, a.top, a.quiet);
+  const std::size_t width = report_width(a.width);
+  ReportPtr report = analyze_with_progress(a.path, a.analysis, a.top, a.quiet, width);
   if (!report) return kExitBadInput;
   if (!a.json_output.empty() && !write_output(a.json_output, render_json(*report))) {
     return kExitBadInput;
@@ -40,7 +41,7 @@ int run_analyze(const AnalyzeArguments& a) {
     if (Status s = write_annotated_report(*report, a.annotate_output); !s) return fail(s.error());
   }
   if (!a.no_report && a.json_output != "-") {
-    fmt::print("{}", render_text(*report, TextOptions{a.top, report_width(a.width)}));
+    fmt::print("{}", render_text(*report, TextOptions{a.top, width}));
   }
   return kExitOk;
 }
@@ -48,7 +49,7 @@ int run_analyze(const AnalyzeArguments& a) {
 }  // namespace
 
 ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments& analysis, int top,
-                                bool quiet) {
+                                bool quiet, std::size_t text_width) {
   AnalyzeRequest request;
   request.path = path;
   if (Status s = apply_analysis_options(analysis, top, request.analysis, request.load); !s) {
@@ -58,6 +59,8 @@ ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments
   request.jobs = analysis.jobs;
   request.run = analysis.run;
   request.per_rank = analysis.per_rank;
+  request.text_width = text_width;
+  request.link_peak_gb_per_s = analysis.link_gbps;
   LoadProgress progress(quiet, "loading");
   request.load.progress = progress.callback();
   Result<ReportPtr> report = analyze(request);

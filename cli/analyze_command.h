@@ -25,7 +25,8 @@ struct AnalyzeArguments {
 void register_analyze_command(CLI::App& app, int& exit_status);
 
 // Analyses `path` with progress on a terminal; prints the error and returns nullptr on failure.
+// `text_width`: the columns of a streamed folder's per-rank terminal reports.
 ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments& analysis, int top,
-                                bool quiet);
+                                bool quiet, std::size_t text_width = TextOptions{}.width);
 
 }  // namespace stepscope::cli

@@ -68,7 +68,11 @@ struct AnalysisArguments {
   unsigned jobs = 0;                // folder: ranks analysed at once; 0: the core count
   std::optional<std::int64_t> run;  // folder of several runs: which one
   bool per_rank = false;            // folder: each rank's full report after the job's
+  std::optional<double> link_gbps;  // folder: the link's peak, GB/s
 };
+
+// --link-gbps, on `analyze`/`report` (folders) and `merge`.
+void add_link_option(CLI::App& command, std::optional<double>& link_gbps);
 
 void add_analysis_options(CLI::App& command, AnalysisArguments& arguments);
 

@@ -5,6 +5,7 @@
 
 #include <exception>
 
+#include "allocator.h"
 #include "analyze_command.h"
 #include "common.h"
 #include "diff_command.h"
@@ -18,6 +19,7 @@
 
 int main(int argc, char** argv) {
   namespace cli = stepscope::cli;
+  cli::bound_allocator_caching();
   CLI::App app{"stepscope: a performance doctor for PyTorch profiler traces", "stepscope"};
   app.set_version_flag("--version", std::string("stepscope ") + STEPSCOPE_VERSION);
   app.require_subcommand(1);

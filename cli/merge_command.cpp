@@ -24,6 +24,7 @@ struct MergeArguments {
   std::string json_output;  // "" none, "-" stdout
   std::string html_output;  // "" none
   std::optional<std::int64_t> run;
+  std::optional<double> link_gbps;
   int top = 10;
   std::size_t width = 0;  // --width; 0: ask the terminal
   bool quiet = false;
@@ -54,8 +55,10 @@ int run_merge(const MergeArguments& a) {
   }
   Result<std::vector<std::string>> texts = read_summaries(a.summaries);
   if (!texts) return fail(texts.error());
-  Result<job::JobAnalysis> merged =
-      job::merge_summaries(*texts, a.summaries, job::JobOptions{a.run});
+  job::JobOptions options;
+  options.run = a.run;
+  options.link_peak_gb_per_s = a.link_gbps;
+  Result<job::JobAnalysis> merged = job::merge_summaries(*texts, a.summaries, options);
   if (!merged) return fail(merged.error());
   if (!a.json_output.empty() && !write_output(a.json_output, job::render_job_json(*merged))) {
     return kExitBadInput;
@@ -79,6 +82,7 @@ void register_merge_command(CLI::App& app, int& exit_status) {
   command->add_option("--html", a->html_output, "write the job as an HTML page to FILE")
       ->type_name("FILE");
   command->add_option("--run", a->run, "several runs among the summaries: analyse run N");
+  add_link_option(*command, a->link_gbps);
   add_top_option(*command, a->top);
   add_width_option(*command, a->width);
   add_quiet_flag(*command, a->quiet, "no terminal report (as --no-report)");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,11 +30,21 @@ struct AnalyzeRequest {
   unsigned jobs = 0;
   std::optional<std::int64_t> run;
   bool per_rank = false;
-  // A folder of more traces than this is streamed: each trace is loaded, analysed, summarised
-  // and dropped, so that memory holds `jobs` traces at a time, and the full analyses of rank 0
-  // and the ranks computing longest only (kRanksKeptInFull in all). 0 never streams (diff,
-  // --per-rank).
-  std::size_t stream_above_ranks = 16;
+  // The link's peak bandwidth in GB/s, stated by the user: the job's collective table gives busbw
+  // as a share of it (job::JobOptions).
+  std::optional<double> link_peak_gb_per_s;
+  // A folder is streamed: each trace is loaded, analysed, summarised, rendered and dropped, so
+  // that memory holds `jobs` traces at a time (the job reads summaries only). Every rank's
+  // rendered report is kept with --per-rank; else that of rank 0 and the ranks computing longest
+  // (kRanksKeptInFull in all). false holds every trace at once (diff reads every rank's steps).
+  // --rank and --mode compat-hta never stream: the first holds one trace, the second needs all.
+  bool stream_folder = true;
+  // Called with +1 when a streamed folder's trace is loaded and -1 when it is dropped, from the
+  // worker holding it: lets a test check that no more than `jobs` traces are alive at once.
+  std::function<void(int)> on_trace_alive;
+  // The terminal width of a streamed folder's per-rank reports (--per-rank), rendered before
+  // their traces are dropped.
+  std::size_t text_width = TextOptions{}.width;
 };
 
 // How many ranks of a streamed folder keep their full analyses.

@@ -37,8 +37,8 @@ void bind_job(nb::module_& m) {
       "merge_json",
       [](const std::vector<std::string>& texts, const std::vector<std::string>& names,
          std::optional<std::int64_t> run) {
-        stepscope::Result<stepscope::job::JobAnalysis> job =
-            stepscope::job::merge_summaries(texts, names, stepscope::job::JobOptions{run});
+        stepscope::Result<stepscope::job::JobAnalysis> job = stepscope::job::merge_summaries(
+            texts, names, stepscope::job::JobOptions{run, std::nullopt});
         if (!job) return std::make_tuple(false, job.error().describe(), std::string());
         return std::make_tuple(true, stepscope::job::render_job_json(*job),
                                stepscope::job::render_job_text(*job, 10));

@@ -59,7 +59,7 @@ Result<DiffResult> compare_runs(const DiffRequest& request) {
   side.path = request.before;
   side.analysis = request.analysis;
   side.load = request.load;
-  side.stream_above_ranks = 0;  // the comparison reads every rank's steps
+  side.stream_folder = false;  // the comparison reads every rank's steps
   STEPSCOPE_ASSIGN_OR_RETURN(const ReportPtr before, analyze(side));
   side.path = request.after;
   STEPSCOPE_ASSIGN_OR_RETURN(const ReportPtr after, analyze(side));

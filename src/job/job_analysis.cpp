@@ -137,6 +137,7 @@ JobAnalysis analyze_job(std::vector<RankSummary> summaries, const JobOptions& op
   job.ranks = detail::rank_table(summaries, waits);
   job.stragglers = detail::find_stragglers(summaries, waits, job.matched_collectives, step_ns);
   job.collectives = detail::collective_table(matched);
+  detail::set_link_share(job.collectives, options.link_peak_gb_per_s);
   job.scaling = detail::scaling_efficiency(job.ranks);
   detail::diagnose_job(job, summaries, waits, step_ns);
   if (summaries.size() > 1 && matched.empty()) {

@@ -48,6 +48,10 @@ std::vector<Straggler> find_stragglers(const std::vector<RankSummary>& ranks,
 
 std::vector<CollectiveRow> collective_table(const std::vector<MatchedCollective>& matched);
 
+// Sets each row's link peak and busbw share of it; rows stay unknown when `link_peak_gb_per_s`
+// is absent, not positive or not finite.
+void set_link_share(std::vector<CollectiveRow>& rows, std::optional<double> link_peak_gb_per_s);
+
 Scaling scaling_efficiency(const std::vector<RankRow>& rows);
 
 // Job findings, the verdict, and the rank findings the job supersedes (in `rows`).

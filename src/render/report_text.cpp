@@ -104,7 +104,9 @@ std::string not_in_trace(const RankAnalyses& a, std::size_t width) {
   return out;
 }
 
-std::string rank_text(const RankReport& rank, int top, std::size_t width) {
+}  // namespace
+
+std::string render_rank_text(const RankReport& rank, int top, std::size_t width) {
   const RankAnalyses& a = rank.analyses;
   std::string out = rank_header(rank, width);
   out += skipped_events(*a.trace);
@@ -130,8 +132,6 @@ std::string rank_text(const RankReport& rank, int top, std::size_t width) {
   return out;
 }
 
-}  // namespace
-
 std::string render_text(const Report& report, int top) {
   return render_text(report, TextOptions{top, render::kDefaultTextWidth});
 }
@@ -156,7 +156,9 @@ std::string render_text(const Report& report, const TextOptions& options) {
     // The job answers for a folder; each rank's full report only on request.
     if (!report.request.per_rank) return render::fit_lines(out, width);
   }
-  for (const RankReport& rank : report.ranks) out += rank_text(rank, top, width);
+  for (const RankReport& rank : report.ranks) out += render_rank_text(rank, top, width);
+  // A streamed folder's ranks were rendered before their traces were dropped.
+  for (const RenderedRank& rank : report.rendered) out += rank.text;
   // The last guarantee: a line the sections could not lay out (a figure line on a narrow
   // terminal) is wrapped rather than left to overflow.
   return render::fit_lines(out, width);

@@ -65,6 +65,13 @@ Result<job::RankSummary> summary_of(const RankReport& rank) {
   return job::summary_from_json(text, rank.analyses.trace->source_path);
 }
 
+job::JobOptions job_options(const AnalyzeRequest& request) {
+  job::JobOptions options;
+  options.run = request.run;
+  options.link_peak_gb_per_s = request.link_peak_gb_per_s;
+  return options;
+}
+
 bool is_folder(const AnalyzeRequest& request) {
   std::error_code error;
   return std::filesystem::is_directory(request.path, error);
@@ -93,7 +100,7 @@ Status analyze_loaded(const AnalyzeRequest& request, Report& report) {
       STEPSCOPE_ASSIGN_OR_RETURN(job::RankSummary summary, summary_of(rank));
       summaries.push_back(std::move(summary));
     }
-    report.job = job::analyze_job(std::move(summaries), job::JobOptions{request.run});
+    report.job = job::analyze_job(std::move(summaries), job_options(request));
   }
   if (request.analysis.mode == Mode::kCompatHta) {
     report.hta = hta::compute_hta_report(report.traces, request.analysis);
@@ -128,17 +135,18 @@ KeepKey keep_key(const job::RankSummary& summary, const RankReport& rank) {
 // never be needed again.
 class KeptRanks {
  public:
+  explicit KeptRanks(std::size_t capacity) : capacity_(capacity) {}
   // Whether a rank would be kept now, so that only those are rendered.
   bool wanted(const KeepKey& key) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (kept_.size() < kRanksKeptInFull) return true;
+    if (kept_.size() < capacity_) return true;
     const auto lowest = lowest_rank();
     return key.rank < lowest->key.rank || first_is_worth_more(key, least_worth(lowest)->key);
   }
   void offer(const KeepKey& key, RenderedRank rendered) {
     const std::lock_guard<std::mutex> lock(mutex_);
     kept_.push_back({key, std::move(rendered)});
-    if (kept_.size() > kRanksKeptInFull) kept_.erase(least_worth(lowest_rank()));
+    if (kept_.size() > capacity_) kept_.erase(least_worth(lowest_rank()));
   }
   std::vector<RenderedRank> take() {
     std::sort(kept_.begin(), kept_.end(),
@@ -174,8 +182,31 @@ class KeptRanks {
     }
     return least;
   }
+  std::size_t capacity_;
   std::mutex mutex_;
   std::vector<Kept> kept_;
+};
+
+// A streamed folder's trace, owned while its rank is analysed; tells request.on_trace_alive when
+// it comes and goes, so that a test can count the traces alive at once.
+class HeldTrace {
+ public:
+  HeldTrace(Trace trace, const std::function<void(int)>& on_alive)
+      : trace_(std::move(trace)), on_alive_(on_alive) {
+    if (on_alive_) on_alive_(+1);
+  }
+  HeldTrace(const HeldTrace&) = delete;
+  HeldTrace& operator=(const HeldTrace&) = delete;
+  ~HeldTrace() {
+    // Released before the hook is told, so that the count never runs below what is alive.
+    trace_ = Trace{};
+    if (on_alive_) on_alive_(-1);
+  }
+  [[nodiscard]] const Trace& get() const { return trace_; }
+
+ private:
+  Trace trace_;
+  const std::function<void(int)>& on_alive_;
 };
 
 // What one file of a streamed folder left behind once its trace was dropped.
@@ -218,9 +249,9 @@ void stream_file(const AnalyzeRequest& request, const LoadOptions& load, std::si
   out.member = load_folder_member(out.path, static_cast<std::int64_t>(index), load);
   if (!out.member.trace) return;
   // Moved out, so that the trace is dropped when this rank is done.
-  const Trace trace = std::move(*out.member.trace);
+  const HeldTrace held(std::move(*out.member.trace), request.on_trace_alive);
   out.member.trace.reset();
-  const RankReport rank = analyze_and_diagnose(trace, request.analysis);
+  const RankReport rank = analyze_and_diagnose(held.get(), request.analysis);
   if (Status s = check_selection(rank, request.analysis); !s) {
     out.member.error = std::move(s).error();
     return;
@@ -234,9 +265,12 @@ void stream_file(const AnalyzeRequest& request, const LoadOptions& load, std::si
   const KeepKey key = keep_key(*out.summary, rank);
   if (kept.wanted(key)) {
     const int top = request.analysis.top;
-    kept.offer(
-        key, RenderedRank{key.rank, render_rank_json(rank),
-                          render_rank_html(rank, top, /*several=*/true), rank.diagnosis.findings});
+    // The terminal shows a rank's report only with --per-rank.
+    std::string text =
+        request.per_rank ? render_rank_text(rank, top, request.text_width) : std::string{};
+    kept.offer(key, RenderedRank{key.rank, render_rank_json(rank),
+                                 render_rank_html(rank, top, /*several=*/true), std::move(text),
+                                 rank.diagnosis.findings});
   }
 }
 
@@ -251,7 +285,7 @@ Status analyze_streamed(const AnalyzeRequest& request, TraceFolder listing, Repo
   load.progress = nullptr;
   if (workers > 1) load.threads = 1;  // the workers already fill the cores
   FolderProgress progress(listing.files, request.load.progress);
-  KeptRanks kept;
+  KeptRanks kept(request.per_rank ? files.size() : kRanksKeptInFull);
   std::atomic<bool> failed{false};
   run_parallel(files.size(), workers, [&](std::size_t i) {
     if (failed) return;
@@ -282,24 +316,26 @@ Status analyze_streamed(const AnalyzeRequest& request, TraceFolder listing, Repo
   }
   note_duplicate_ranks(ranks, report.input_files, &report.traces.notes);
   report.rendered = kept.take();
-  report.traces.notes.push_back(
-      std::to_string(summaries.size()) + " ranks were analysed one at a time to bound memory: " +
-      "the job covers every rank; full per-rank detail is kept for " +
-      std::to_string(report.rendered.size()) + " (the lowest rank and those computing longest); " +
-      "--per-rank keeps every rank");
-  report.job = job::analyze_job(std::move(summaries), job::JobOptions{request.run});
+  if (report.rendered.size() < summaries.size()) {
+    report.traces.notes.push_back(
+        std::to_string(summaries.size()) + " ranks were analysed one at a time to bound memory: " +
+        "the job covers every rank; full per-rank detail is kept for " +
+        std::to_string(report.rendered.size()) +
+        " (the lowest rank and those computing longest); --per-rank keeps every rank");
+  }
+  report.job = job::analyze_job(std::move(summaries), job_options(request));
   report.analysis_seconds = seconds_since(start);
   return Done{};
 }
 
-// A folder is streamed when it is large and nothing asks for every rank's trace at once.
+// A folder is streamed unless something needs every rank's trace at once (HTA's figures) or one
+// rank only is asked for (the loader then holds one trace at a time itself).
 Result<std::optional<TraceFolder>> listing_to_stream(const AnalyzeRequest& request) {
-  if (request.stream_above_ranks == 0 || request.per_rank || request.load.rank ||
-      request.analysis.mode == Mode::kCompatHta || !is_folder(request)) {
+  if (!request.stream_folder || request.load.rank || request.analysis.mode == Mode::kCompatHta ||
+      !is_folder(request)) {
     return std::optional<TraceFolder>{};
   }
   STEPSCOPE_ASSIGN_OR_RETURN(TraceFolder listing, list_trace_folder(request.path, request.load));
-  if (listing.files.size() <= request.stream_above_ranks) return std::optional<TraceFolder>{};
   return std::optional<TraceFolder>{std::move(listing)};
 }
 

@@ -21,6 +21,7 @@ struct RenderedRank {
   std::int64_t rank = 0;
   std::string json;  // its object in the document's `ranks` array
   std::string html;  // its section of the HTML page
+  std::string text;  // its terminal report; rendered with --per-rank only
   // Its diagnosis' findings, kept as data so that front ends need not parse `json` back.
   std::vector<Finding> findings;
 };
@@ -36,9 +37,9 @@ struct Report {
   TraceSet traces;  // empty of ranks when the folder was streamed (see `rendered`)
   std::vector<std::string> input_files;  // every trace analysed, in rank order
   std::vector<RankReport> ranks;         // empty when the folder was streamed
-  // A large folder is analysed one trace at a time; every rank is in `job`, and the few ranks
-  // kept in full (the lowest and those computing longest) were rendered before their traces
-  // were dropped.
+  // A folder is analysed one trace at a time; every rank is in `job`, and the ranks kept in full
+  // (every rank with --per-rank; else the lowest and those computing longest) were rendered
+  // before their traces were dropped.
   std::vector<RenderedRank> rendered;
   std::optional<hta::HtaReport> hta;    // --mode compat-hta: HTA's figures over all ranks
   std::optional<job::JobAnalysis> job;  // a folder of several ranks: the job-level analysis
@@ -49,5 +50,6 @@ struct Report {
 // One rank rendered as render_json and render_html would render it inside the whole report.
 std::string render_rank_json(const RankReport& rank);
 std::string render_rank_html(const RankReport& rank, int top, bool several);
+std::string render_rank_text(const RankReport& rank, int top, std::size_t width);
 
 }  // namespace stepscope

@@ -28,7 +28,7 @@ TEST(JobRuns, TwoRunsInOneFolderAreToldApart) {
   EXPECT_EQ(newest.stragglers.front().rank, 1);
   EXPECT_FALSE(newest.notes.empty());
 
-  const job::JobAnalysis first = job::analyze_job(summaries, job::JobOptions{0});
+  const job::JobAnalysis first = job::analyze_job(summaries, job::JobOptions{0, std::nullopt});
   EXPECT_TRUE(first.runs[0].analysed);
   EXPECT_TRUE(first.stragglers.empty());
 }

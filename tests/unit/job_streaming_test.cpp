@@ -1,9 +1,11 @@
-// A large folder is analysed one trace at a time: the job is the same as when every trace is held
-// at once, and only rank 0 and the ranks computing longest keep their full analyses.
+// A folder is analysed one trace at a time (`jobs` at once): the job is the same as when every
+// trace is held at once, and only rank 0 and the ranks computing longest keep their full
+// analyses unless --per-rank asks for every rank.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,11 +40,10 @@ std::filesystem::path write_job(const std::string& name) {
   return folder;
 }
 
-Result<ReportPtr> analyze_folder(const std::filesystem::path& folder, std::size_t stream_above,
-                                 unsigned jobs) {
+Result<ReportPtr> analyze_folder(const std::filesystem::path& folder, bool stream, unsigned jobs) {
   AnalyzeRequest request;
   request.path = folder.string();
-  request.stream_above_ranks = stream_above;
+  request.stream_folder = stream;
   request.jobs = jobs;
   return analyze(request);
 }
@@ -55,7 +56,7 @@ std::vector<std::int64_t> ranks_in_full(const Report& report) {
 
 TEST(JobStreaming, KeepsRankZeroAndTheRanksComputingLongestInFull) {
   const auto folder = write_job("stream_kept");
-  Result<ReportPtr> streamed = analyze_folder(folder, 4, 2);
+  Result<ReportPtr> streamed = analyze_folder(folder, true, 2);
   ASSERT_TRUE(streamed.ok()) << streamed.error().describe();
   const Report& report = **streamed;
   EXPECT_EQ(report.rendered.size(), kRanksKeptInFull);
@@ -69,9 +70,9 @@ TEST(JobStreaming, KeepsRankZeroAndTheRanksComputingLongestInFull) {
 
 TEST(JobStreaming, JobAndKeptRanksAreThoseOfTheWholeFolder) {
   const auto folder = write_job("stream_same");
-  Result<ReportPtr> whole = analyze_folder(folder, 0, 1);
-  Result<ReportPtr> one_thread = analyze_folder(folder, 4, 1);
-  Result<ReportPtr> two_threads = analyze_folder(folder, 4, 2);
+  Result<ReportPtr> whole = analyze_folder(folder, false, 1);
+  Result<ReportPtr> one_thread = analyze_folder(folder, true, 1);
+  Result<ReportPtr> two_threads = analyze_folder(folder, true, 2);
   ASSERT_TRUE(whole.ok() && one_thread.ok() && two_threads.ok());
   ASSERT_TRUE((*whole)->job && (*one_thread)->job && (*two_threads)->job);
   EXPECT_EQ((*whole)->ranks.size(), kRankCount);
@@ -97,34 +98,79 @@ TEST(JobStreaming, JobAndKeptRanksAreThoseOfTheWholeFolder) {
   std::filesystem::remove_all(folder);
 }
 
-TEST(JobStreaming, SmallFoldersAndPerRankKeepEveryRank) {
-  const auto folder = write_job("stream_small");
-  Result<ReportPtr> below = analyze_folder(folder, kRankCount, 2);
-  ASSERT_TRUE(below.ok());
-  EXPECT_TRUE((*below)->rendered.empty());
-  EXPECT_EQ((*below)->ranks.size(), kRankCount);
+TEST(JobStreaming, PerRankRendersEveryRankWithoutHoldingTheirTraces) {
+  const auto folder = write_job("stream_per_rank");
+  Result<ReportPtr> whole = analyze_folder(folder, false, 2);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_TRUE((*whole)->rendered.empty());
+  ASSERT_EQ((*whole)->ranks.size(), kRankCount);
 
   AnalyzeRequest per_rank;
   per_rank.path = folder.string();
-  per_rank.stream_above_ranks = 4;
   per_rank.per_rank = true;
+  per_rank.jobs = 2;
   Result<ReportPtr> all = analyze(per_rank);
-  ASSERT_TRUE(all.ok());
-  EXPECT_EQ((*all)->ranks.size(), kRankCount);
+  ASSERT_TRUE(all.ok()) << all.error().describe();
+  EXPECT_TRUE((*all)->ranks.empty());
+  EXPECT_TRUE((*all)->traces.ranks.empty());
+  ASSERT_EQ((*all)->rendered.size(), kRankCount);
+  const int top = AnalysisOptions{}.top;
+  for (std::size_t r = 0; r < kRankCount; ++r) {
+    // Both sorted by rank: each rank's terminal report is the one the whole folder gives.
+    EXPECT_EQ((*all)->rendered[r].rank, (*whole)->ranks[r].analyses.trace->rank);
+    EXPECT_EQ((*all)->rendered[r].text, render_rank_text((*whole)->ranks[r], top)) << r;
+  }
+  const std::string text = render_text(**all, top);
+  EXPECT_NE(text.find((*all)->rendered.back().text), std::string::npos);
+  std::filesystem::remove_all(folder);
+}
+
+// Counts the traces alive at once through the request's hook (never timing).
+struct AliveCounter {
+  std::mutex mutex;
+  int alive = 0;
+  int most = 0;
+  int loaded = 0;
+  void change(int delta) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    alive += delta;
+    if (delta > 0) ++loaded;
+    most = std::max(most, alive);
+  }
+};
+
+TEST(JobStreaming, HoldsAtMostJobsTracesAtOnce) {
+  const auto folder = write_job("stream_alive");
+  for (const unsigned jobs : {1U, 2U, 3U}) {
+    for (const bool per_rank : {false, true}) {
+      AliveCounter counter;
+      AnalyzeRequest request;
+      request.path = folder.string();
+      request.jobs = jobs;
+      request.per_rank = per_rank;
+      request.on_trace_alive = [&counter](int delta) { counter.change(delta); };
+      Result<ReportPtr> report = analyze(request);
+      ASSERT_TRUE(report.ok()) << report.error().describe();
+      EXPECT_EQ(counter.loaded, static_cast<int>(kRankCount)) << jobs;
+      EXPECT_GE(counter.most, 1) << jobs;
+      EXPECT_LE(counter.most, static_cast<int>(jobs)) << jobs << " per_rank " << per_rank;
+      EXPECT_EQ(counter.alive, 0) << jobs;
+      EXPECT_EQ((*report)->input_files.size(), kRankCount);
+    }
+  }
   std::filesystem::remove_all(folder);
 }
 
 TEST(JobStreaming, ABadFileStopsTheFolderWithItsNameUnlessSkipped) {
   const auto folder = write_job("stream_bad");
   testing::write_file(folder / "trace_9_broken.json", "{\"traceEvents\": [{\"ph\": \"X\", ");
-  Result<ReportPtr> strict = analyze_folder(folder, 4, 2);
+  Result<ReportPtr> strict = analyze_folder(folder, true, 2);
   ASSERT_FALSE(strict.ok());
   EXPECT_NE(strict.error().file.find("trace_9_broken.json"), std::string::npos)
       << strict.error().describe();
 
   AnalyzeRequest lenient;
   lenient.path = folder.string();
-  lenient.stream_above_ranks = 4;
   lenient.load.skip_bad = true;
   Result<ReportPtr> skipped = analyze(lenient);
   ASSERT_TRUE(skipped.ok()) << skipped.error().describe();

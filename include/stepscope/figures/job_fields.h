@@ -126,6 +126,12 @@ struct Fields<job::CollectiveRow> {
                                      "bus bandwidth (nccl-tests); 0: unknown"),
         D::field<&T::latency_bound>("latency_bound", Unit::kNone,
                                     "small messages: the time is latency, not bandwidth"),
+        D::field<&T::link_peak_gb_per_s>("link_peak_gb_per_s", Unit::kGbPerSecond,
+                                         "the link's peak as stated by --link-gbps; null: "
+                                         "unknown (no trace names its link)"),
+        D::field<&T::busbw_share_of_link_peak>("busbw_share_of_link_peak", Unit::kShare,
+                                               "busbw / link peak (above 1 when the stated peak "
+                                               "is too low); null: unknown"),
     };
     return k;
   }

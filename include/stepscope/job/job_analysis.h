@@ -76,6 +76,10 @@ struct CollectiveRow {
   double algbw_gb_per_s = 0;  // S / transfer time (nccl-tests), 0 when unknown
   double busbw_gb_per_s = 0;
   bool latency_bound = false;  // small messages: the time is latency, not bandwidth
+  // The link's peak bandwidth (GB/s) and busbw as a share of it: no trace names its link
+  // (NVLink, PCIe, InfiniBand...), so both are unknown unless JobOptions states the peak.
+  std::optional<double> link_peak_gb_per_s;
+  std::optional<double> busbw_share_of_link_peak;  // busbw / link peak; unknown without busbw
 };
 
 struct Scaling {
@@ -122,6 +126,9 @@ std::vector<RunInfo> group_runs(const std::vector<RankSummary>& summaries);
 
 struct JobOptions {
   std::optional<std::int64_t> run;  // index into group_runs' result; default: the newest
+  // Peak bandwidth of the link the collectives run over, GB/s (1e9 bytes/s, busbw's unit), as
+  // the user states it (--link-gbps); ignored unless positive and finite.
+  std::optional<double> link_peak_gb_per_s;
 };
 
 // The job analysis of `summaries` (any order). Summaries of other runs are left out and said so.

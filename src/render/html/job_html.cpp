@@ -102,19 +102,27 @@ std::string collective_table_html(const JobAnalysis& job) {
   std::string out =
       "<h2>Collectives</h2>\n<table><tr><th>kind</th><th>size (bytes)</th><th>count</th><th>total "
       "(ms)</th><th>transfer (ms)</th><th>wait (ms)</th><th>algbw (GB/s)</th><th>busbw "
-      "(GB/s)</th></tr>\n";
+      "(GB/s)</th><th>busbw (% of link)</th></tr>\n";
   for (const CollectiveRow& c : job.collectives) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}"
-        "</td></tr>\n",
+        "</td><td>{}</td></tr>\n",
         escape(c.kind),
         c.min_bytes < 0 ? std::string("unknown") : fmt::format("{}–{}", c.min_bytes, c.max_bytes),
         c.count, ms(static_cast<double>(c.total_ns)), ms(static_cast<double>(c.transfer_ns)),
         ms(static_cast<double>(c.wait_ns)),
         c.algbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.algbw_gb_per_s) : "-",
-        c.busbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.busbw_gb_per_s) : "-");
+        c.busbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.busbw_gb_per_s) : "-",
+        c.busbw_share_of_link_peak ? fmt::format("{:.0f} %", 100 * *c.busbw_share_of_link_peak)
+                                   : "-");
   }
-  return out + "</table>\n";
+  const CollectiveRow& first = job.collectives.front();
+  out += "</table>\n<p class=\"note\">";
+  out += first.link_peak_gb_per_s
+             ? fmt::format("% of link: busbw / {:.1f} GB/s, the link peak given by --link-gbps.",
+                           *first.link_peak_gb_per_s)
+             : std::string("% of link: link unknown (pass --link-gbps).");
+  return out + "</p>\n";
 }
 
 }  // namespace

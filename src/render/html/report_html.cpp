@@ -460,10 +460,12 @@ std::string render_html(const Report& report, int top) {
   if (report.job) body += job::render_job_html_section(*report.job);
   if (!report.rendered.empty()) {
     // The job section's table has every rank; this page holds the detail of the ones kept.
-    body += fmt::format(
-        "<p class=\"note\">{} ranks were analysed one at a time to bound memory; the detail "
-        "below is that of rank {} and the ranks that compute longest.</p>\n",
-        report.input_files.size(), report.rendered.front().rank);
+    if (report.rendered.size() < report.input_files.size()) {
+      body += fmt::format(
+          "<p class=\"note\">{} ranks were analysed one at a time to bound memory; the detail "
+          "below is that of rank {} and the ranks that compute longest.</p>\n",
+          report.input_files.size(), report.rendered.front().rank);
+    }
     for (const RenderedRank& rank : report.rendered) body += rank.html;
   } else if (several) {
     body += ranks_table(report);

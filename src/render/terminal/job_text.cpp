@@ -103,18 +103,32 @@ std::string collective_table(const JobAnalysis& job, std::size_t width) {
   table.add_column("wait ms");
   table.add_column("algbw GB/s", false, Importance::kLow);
   table.add_column("busbw GB/s", false, Importance::kHigh);
+  table.add_column("% of link", false, Importance::kMedium);
   table.add_column("", true, Importance::kLow);
   for (const CollectiveRow& c : job.collectives) {
     const std::string size =
         c.min_bytes < 0 ? "unknown" : format_bytes(c.min_bytes) + "-" + format_bytes(c.max_bytes);
-    table.add_row({printable(c.kind, 16), size, std::to_string(c.count),
-                   ms(static_cast<double>(c.total_ns)), ms(static_cast<double>(c.transfer_ns)),
-                   ms(static_cast<double>(c.wait_ns)),
-                   c.algbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.algbw_gb_per_s) : "-",
-                   c.busbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.busbw_gb_per_s) : "-",
-                   c.latency_bound ? "latency-bound" : ""});
+    table.add_row(
+        {printable(c.kind, 16), size, std::to_string(c.count), ms(static_cast<double>(c.total_ns)),
+         ms(static_cast<double>(c.transfer_ns)), ms(static_cast<double>(c.wait_ns)),
+         c.algbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.algbw_gb_per_s) : "-",
+         c.busbw_gb_per_s > 0 ? fmt::format("{:.2f}", c.busbw_gb_per_s) : "-",
+         c.busbw_share_of_link_peak ? fmt::format("{:.0f} %", 100 * *c.busbw_share_of_link_peak)
+                                    : "-",
+         c.latency_bound ? "latency-bound" : ""});
   }
   return table.render("  ", width);
+}
+
+// What busbw is compared with: the trace never names its link, so only the user's peak.
+std::string link_line(const JobAnalysis& job) {
+  for (const CollectiveRow& c : job.collectives) {
+    if (c.link_peak_gb_per_s) {
+      return fmt::format("% of link: busbw / {:.1f} GB/s, the link peak given by --link-gbps",
+                         *c.link_peak_gb_per_s);
+    }
+  }
+  return "% of link: link unknown (pass --link-gbps)";
 }
 
 }  // namespace
@@ -202,6 +216,7 @@ std::string render_job_text(const JobAnalysis& job, const TextOptions& options) 
   if (!job.collectives.empty()) {
     out += heading("Collectives (matched across ranks)");
     out += collective_table(job, width);
+    out += "  " + link_line(job) + "\n";
   }
   return fit_lines(out, width);
 }
