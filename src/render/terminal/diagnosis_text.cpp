@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "render/gain_wording.h"
 #include "render/headroom_line.h"
 #include "render/text_format.h"
 
@@ -46,10 +47,14 @@ std::string render_finding(const Finding& finding, std::size_t index) {
   }
   out += fmt::format("     fix: {}\n", printable(finding.fix, 400));
   if (finding.code) out += fmt::format("     code: {}\n", describe_code(*finding.code));
-  out += fmt::format(
-      "     expected gain: {} per step likely ({}), up to {} ({})\n",
-      format_duration(finding.gain.likely_ns), format_percent(finding.gain.likely_share),
-      format_duration(finding.gain.bound_ns), format_percent(finding.gain.bound_share));
+  if (saves_no_time(finding.gain)) {
+    out += fmt::format("     expected gain: {}\n", no_time_saved_wording(finding));
+  } else {
+    out += fmt::format(
+        "     expected gain: {} per step likely ({}), up to {} ({})\n",
+        format_duration(finding.gain.likely_ns), format_percent(finding.gain.likely_share),
+        format_duration(finding.gain.bound_ns), format_percent(finding.gain.bound_share));
+  }
   out += fmt::format("       method: {}\n", printable(finding.gain.method, 300));
   return out;
 }
