@@ -44,6 +44,7 @@ from ._lab import LabResult, LabRun, lab
 from ._latency import LatencyResult, latency
 from ._loader import LoaderVsCompute, StepTiming, loader_vs_compute
 from ._memory import (
+    MEMORY_CONCERN_FLOOR,
     MemoryBreakdown,
     MemoryPhases,
     PhaseMemory,
@@ -55,6 +56,7 @@ from ._profile import Profile, ProfileOverhead, ProfileTooShortError, ProfileWar
 from ._results import Conditions, MeasurementWarning, Stats
 
 __all__ = [
+    "MEMORY_CONCERN_FLOOR",
     "BatchPoint",
     "BatchSweep",
     "BenchmarkResult",
