@@ -47,8 +47,7 @@ int run_plan(const PlanArguments& a) {
 void register_plan_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<PlanArguments>();
   CLI::App* command = app.add_subcommand(
-      "plan",
-      "The memory plan from a saved measurement (stepscope.torch.memory_plan(..., save=PATH))");
+      "plan", "Memory plan from a measurement saved by stepscope.torch.memory_plan");
   command->add_option("MEASUREMENT", a->path, "measurement JSON file")->required();
   command->add_option("--shards", a->shards, "GPUs for the ZeRO / FSDP rows (1: none)")
       ->check(CLI::Range(1, 1 << 20))
@@ -58,13 +57,11 @@ void register_plan_command(CLI::App& app, int& exit_status) {
       ->capture_default_str();
   command
       ->add_option("--batch", a->effective_batch,
-                   "effective batch of the gradient-accumulation row (default: the measured "
-                   "larger batch)")
+                   "effective batch to accumulate (default: the larger one measured)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   command
       ->add_option("--link-gbps", a->link_gbps,
-                   "bus bandwidth between GPUs in GB/s (1e9 bytes/s, nccl-tests busbw) for the "
-                   "ZeRO / FSDP step cost")
+                   "GPU link bus bandwidth, GB/s (nccl-tests busbw), for ZeRO / FSDP costs")
       ->check(CLI::Range(0.001, 1e6))
       ->capture_default_str();
   add_json_option(*command, a->json_output, "the plan");

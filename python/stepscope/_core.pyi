@@ -56,12 +56,13 @@ def summarize_json(path: str, mode: str = "native") -> tuple[bool, str]: ...
 def merge_json(
     texts: list[str], names: list[str], run: int | None = None
 ) -> tuple[bool, str, str]: ...
-def memory_plan(
+def plan_measurement_document(
     parameter_count: int,
     parameter_bytes: int,
     gradient_bytes: int,
     optimizer_state_bytes: int,
     optimizer: str,
+    device: str,
     batch_a: int,
     peak_a: int,
     batch_b: int,
@@ -69,6 +70,17 @@ def memory_plan(
     optimizer_peak: int,
     capacity_bytes: int,
     repeated_blocks: int,
+    timing_a: tuple[float, float, float, float],
+    timing_b: tuple[float, float, float, float],
+    notes: list[str],
+) -> str: ...
+def memory_plan_document(
+    document: str,
+    file: str,
     shards: int,
     safety_margin: float,
-) -> tuple[bool, str, str, list[tuple[str, str, int, int, int, int, int]], int, int]: ...
+    effective_batch: int,
+    link_gbps: float,
+) -> tuple[bool, str, str, str]: ...
+
+default_link_gbps: float

@@ -51,7 +51,7 @@ from ._memory import (
     estimate_training_memory,
     memory_phases,
 )
-from ._memory_plan import MemoryPlan, PlanRow, memory_plan
+from ._memory_plan import MemoryPlan, PlanRow, StepTimes, memory_plan, plan_from_measurement
 from ._profile import Profile, ProfileOverhead, ProfileTooShortError, ProfileWarning, profile
 from ._results import Conditions, MeasurementWarning, Stats
 
@@ -79,6 +79,7 @@ __all__ = [
     "ProfileTooShortError",
     "ProfileWarning",
     "Stats",
+    "StepTimes",
     "StepTiming",
     "benchmark",
     "estimate_training_memory",
@@ -89,5 +90,6 @@ __all__ = [
     "memory_phases",
     "memory_plan",
     "monitor",
+    "plan_from_measurement",
     "profile",
 ]
