@@ -125,11 +125,14 @@ std::string finding_list(std::string_view title, const std::vector<FindingChange
   if (findings.empty()) return {};
   std::string out = fmt::format("<h3>{}</h3>\n<ul>\n", escape(title));
   for (const FindingChange& f : findings) {
-    out += fmt::format(
-        "<li><b>{}</b> (rank {}): {} <span class=\"note\">likely gain {} → {} per "
-        "step</span></li>\n",
-        escape(f.id), f.rank, escape(f.title), ms(static_cast<double>(f.likely_gain_before_ns)),
-        ms(static_cast<double>(f.likely_gain_after_ns)));
+    // A finding that saves no time in either run (a memory finding) says so instead of "0.00".
+    const std::string gain = f.likely_gain_before_ns <= 0 && f.likely_gain_after_ns <= 0
+                                 ? std::string("no time saved")
+                                 : fmt::format("likely gain {} → {} per step",
+                                               ms(static_cast<double>(f.likely_gain_before_ns)),
+                                               ms(static_cast<double>(f.likely_gain_after_ns)));
+    out += fmt::format("<li><b>{}</b> (rank {}): {} <span class=\"note\">{}</span></li>\n",
+                       escape(f.id), f.rank, escape(f.title), gain);
   }
   return out + "</ul>\n";
 }
