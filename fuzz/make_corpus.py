@@ -641,6 +641,14 @@ def plan_seeds() -> Iterator[tuple[str, str]]:
         "plan-nothing-fits": plan_measurement(capacity_bytes=1000),
         "plan-flat": plan_measurement(peak_b_bytes=61437952, repeated_blocks=0),
         "plan-huge": plan_measurement(parameter_count=2**59, capacity_bytes=2**60),
+        "plan-largest-allowed": plan_measurement(
+            batch_a=2**18 - 1,
+            batch_b=2**18,
+            peak_a_bytes=1,
+            peak_b_bytes=2**44,
+            capacity_bytes=2**44,
+            repeated_blocks=2**18,
+        ),
     }
     rng = random.Random(19)
     for name, document in valid.items():

@@ -21,6 +21,8 @@ namespace {
 constexpr double kAutocastActivationFactor = 0.5;
 constexpr double kNotEstimated = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMiBytes = 1024.0 * 1024.0;
+constexpr std::int64_t kMaxBytes = std::int64_t{1} << 44;
+constexpr std::int64_t kMaxBatch = std::int64_t{1} << 18;
 
 std::int64_t scaled(std::int64_t bytes, double factor) {
   return static_cast<std::int64_t>(std::llround(static_cast<double>(bytes) * factor));
@@ -249,6 +251,20 @@ Result<MemoryPlan> plan_memory(const PlanMeasurement& measured) {
       m.optimizer_peak < 0) {
     return make_error(ErrorKind::kBadOption,
                       "the measured bytes, peaks and capacity must be positive");
+  }
+  // Limits far beyond any device or batch, that keep bytes x batch inside int64: a
+  // measurement read from a file cannot make the arithmetic overflow.
+  for (std::int64_t bytes :
+       {m.parameter_count, m.parameter_bytes, m.gradient_bytes, m.optimizer_state_bytes, m.peak_a,
+        m.peak_b, m.optimizer_peak, m.capacity_bytes}) {
+    if (bytes > kMaxBytes) {
+      return make_error(ErrorKind::kBadOption,
+                        "a measured byte or parameter count exceeds 16 TiB (2^44)");
+    }
+  }
+  if (m.batch_b > kMaxBatch || m.repeated_blocks > kMaxBatch || m.repeated_blocks < 0) {
+    return make_error(ErrorKind::kBadOption,
+                      "the measured batch sizes and block count must be at most 2^18");
   }
   if (!(m.safety_margin >= 0 && m.safety_margin < 1) || m.shards < 1) {
     return make_error(ErrorKind::kBadOption, "the safety margin must be in [0, 1), shards >= 1");

@@ -153,6 +153,20 @@ TEST(MemoryPlanCost, BadTimesAndOptionsAreRefused) {
   m = timed();
   m.link_gbps = 0;
   EXPECT_FALSE(plan_memory(m).ok());
+  // Sizes that could overflow bytes x batch (from a hostile file) are refused.
+  m = timed();
+  m.peak_b = std::int64_t{1} << 50;
+  EXPECT_FALSE(plan_memory(m).ok());
+  m = timed();
+  m.batch_b = std::int64_t{1} << 40;
+  EXPECT_FALSE(plan_memory(m).ok());
+  // The largest that are allowed plan without overflow (UBSan would flag it in the fuzz run).
+  m = timed();
+  m.batch_a = (std::int64_t{1} << 18) - 1;
+  m.batch_b = std::int64_t{1} << 18;
+  m.peak_a = 1;
+  m.peak_b = m.capacity_bytes = std::int64_t{1} << 44;
+  EXPECT_TRUE(plan_memory(m).ok());
 }
 
 }  // namespace
