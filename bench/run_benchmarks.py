@@ -97,6 +97,15 @@ class Row:
 # ---------------------------------------------------------------------------- pure helpers
 
 
+def instructions_per_unit(
+    instructions: float, input_bytes: int, events: int
+) -> tuple[float, float]:
+    """Instructions per byte of (decompressed) input and per event; 0 where the divisor is."""
+    per_byte = instructions / input_bytes if input_bytes > 0 else 0.0
+    per_event = instructions / events if events > 0 else 0.0
+    return per_byte, per_event
+
+
 def judge(ratio: float | None, op: str, threshold: float | None) -> bool | None:
     """Whether `ratio op threshold` holds; None when there is nothing to judge."""
     if ratio is None or threshold is None or not op:
@@ -604,10 +613,14 @@ def bench_instructions(
     count, how = instruction_count(analyze(stepscope, control, threads=1), args.workdir)
     if count is None:
         rows.append(skipped_row(name, how))
-    else:
-        rows.append(
-            target_row(name, count / 1e6, "M", ratio=None, note=f"{how}; a regression shows")
-        )
+        return
+    rows.append(target_row(name, count / 1e6, "M", ratio=None, note=f"{how}; a regression shows"))
+    # Per byte of decompressed JSON and per event, from the control run's own import figures,
+    # so that traces of different sizes compare.
+    figures = import_figures(args.workdir / "control_report.json")
+    per = instructions_per_unit(count, int(figures["input_bytes"]), int(figures["events"]))
+    rows.append(target_row(f"{name}, per input byte", per[0], "instr/B", ratio=None, note=how))
+    rows.append(target_row(f"{name}, per event", per[1], "instr/event", ratio=None, note=how))
 
 
 # ---------------------------------------------------------------------------- main

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "analyze_command.h"
 #include "common.h"
+#include "stepscope/annotate.h"
 #include "stepscope/live/timeline_document.h"
 #include "stepscope/output_check.h"
 
@@ -18,12 +21,32 @@ struct ReportArguments {
   std::string path;
   AnalysisArguments analysis;
   std::string output = "stepscope-report.html";
+  std::string annotate_output;  // --annotate: the trace with the findings as markers, for Perfetto
   int top = 10;
   bool quiet = false;
 };
 
+// Checked before loading, so that a mistake costs no analysis time.
+std::optional<std::string> check_annotate(const ReportArguments& a) {
+  if (a.annotate_output.empty()) return std::nullopt;
+  if (a.annotate_output == "-") return "--annotate needs a file name, not '-'";
+  std::error_code error;
+  if (std::filesystem::is_directory(a.path, error)) {
+    return a.path + ": --annotate takes a single trace file, not a folder";
+  }
+  if (live::is_timeline_document(a.path)) {
+    return a.path + ": --annotate needs a trace file; a monitor timeline is not one";
+  }
+  return std::nullopt;
+}
+
 int run_report(const ReportArguments& a) {
-  if (Status s = check_output_paths({a.path}, {{"-o", a.output}}); !s) return fail(s.error());
+  if (const auto problem = check_annotate(a)) return fail(*problem);
+  if (Status s =
+          check_output_paths({a.path}, {{"-o", a.output}, {"--annotate", a.annotate_output}});
+      !s) {
+    return fail(s.error());
+  }
   std::string html;
   if (live::is_timeline_document(a.path)) {  // `stepscope monitor -o FILE.json`: its own page
     Result<live::MonitorTimelineDocument> document = live::read_timeline_document(a.path);
@@ -33,9 +56,15 @@ int run_report(const ReportArguments& a) {
     ReportPtr report = analyze_with_progress(a.path, a.analysis, a.top, a.quiet);
     if (!report) return kExitBadInput;
     html = render_html(*report, a.top);
+    if (!a.annotate_output.empty()) {
+      if (Status s = write_annotated_report(*report, a.annotate_output); !s) return fail(s.error());
+    }
   }
   if (!write_output(a.output, html)) return kExitBadInput;
   if (!a.quiet && a.output != "-") fmt::print(stderr, "wrote {}\n", printable(a.output));
+  if (!a.quiet && !a.annotate_output.empty()) {
+    fmt::print(stderr, "wrote {} (open it at ui.perfetto.dev)\n", printable(a.annotate_output));
+  }
   return kExitOk;
 }
 
@@ -51,10 +80,15 @@ void register_report_command(CLI::App& app, int& exit_status) {
   command->add_option("-o,--output", a->output, "the HTML file to write ('-': stdout)")
       ->type_name("FILE")
       ->capture_default_str();
+  command
+      ->add_option("--annotate", a->annotate_output,
+                   "also write the trace with the findings as markers, for Perfetto")
+      ->type_name("OUT.json");
   add_quiet_flag(*command, a->quiet, "no progress and no 'wrote' line");
   command->footer(
       "Examples:\n"
       "  stepscope report trace.json.gz -o report.html\n"
+      "  stepscope report trace.json.gz -o report.html --annotate annotated.json\n"
       "  stepscope report traces/ --rank 0 --steps 3:10 -o rank0.html\n"
       "  stepscope report timeline.json -o monitor.html");
   command->callback([a, &exit_status] { exit_status = run_report(*a); });

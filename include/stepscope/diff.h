@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +19,7 @@ namespace stepscope {
 struct Report;  // report_model.h
 
 // Version of the JSON document written by render_diff_json; bumped on incompatible change.
-inline constexpr int kDiffJsonSchemaVersion = 1;
+inline constexpr int kDiffJsonSchemaVersion = 2;
 
 struct DiffRequest {
   std::string before;  // a trace file or a folder of them, as for analyze
@@ -96,6 +97,15 @@ struct KernelChange {
   double after_count = 0;
 };
 
+// A finding's headline figure (its first evidence) on each side: what a persisting finding
+// measured before and after ("exposed communication per step: 14.653 → 9.210 ms/step").
+struct FindingFigure {
+  std::string label;
+  std::string unit;
+  std::optional<double> before;  // absent on a side without the finding, or without this figure
+  std::optional<double> after;
+};
+
 struct FindingChange {
   std::string id;
   std::string title;
@@ -104,6 +114,7 @@ struct FindingChange {
   std::string severity_after;
   std::int64_t likely_gain_before_ns = 0;  // per step
   std::int64_t likely_gain_after_ns = 0;
+  FindingFigure figure;  // empty label: neither side's finding had evidence
 };
 
 // A finding of BEFORE resolved in AFTER: the gain it predicted against the measured change of

@@ -10,10 +10,6 @@ namespace stepscope {
 
 namespace {
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
 IntervalSet device_busy(const Trace& trace) {
   const EventTable& e = trace.events;
   std::vector<Interval> intervals;
@@ -118,12 +114,6 @@ bool is_blocking_call(std::string_view name) {
       "cuMemcpyHtoD", "cuCtxSynchronize",    "cuStreamSynchronize"};
   if (std::find(kExact.begin(), kExact.end(), name) != kExact.end()) return true;
   return name.find("Synchronize") != std::string_view::npos;
-}
-
-bool is_data_loader_span(std::string_view name) {
-  const bool loader = starts_with(name, "enumerate(DataLoader)#") && name.size() >= 9 &&
-                      name.substr(name.size() - 9) == ".__next__";
-  return loader || starts_with(name, "enumerate(DataPipe)#");
 }
 
 std::int64_t IdleAttributionResult::per_step_ns(IdleOwner cause) const {

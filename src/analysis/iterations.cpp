@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "stepscope/analysis/data_loading.h"
+
 namespace stepscope {
 
 namespace {
@@ -25,8 +27,8 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 
 // Parts of an iteration, never the iteration: data loading and the optimizer's step.
 bool is_part_of_iteration(std::string_view name) {
-  return starts_with(name, "enumerate(DataLoader)") || starts_with(name, "enumerate(DataPipe)") ||
-         starts_with(name, "Optimizer.") || starts_with(name, "ProfilerStep#");
+  return is_data_loading_name(name) || starts_with(name, "Optimizer.") ||
+         starts_with(name, "ProfilerStep#");
 }
 
 // Lower is clearer to a user: their own annotation, a module, their own Python, anything else.
@@ -131,6 +133,7 @@ std::vector<Step> steps_of(const Candidate& candidate) {
   for (const Interval& occurrence : candidate.occurrences) {
     Step step;
     step.number = static_cast<std::int64_t>(steps.size());
+    step.thread = candidate.thread;
     step.host_start_ns = occurrence.start;
     step.host_end_ns = occurrence.end;
     steps.push_back(step);

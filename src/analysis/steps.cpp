@@ -47,6 +47,7 @@ std::vector<Step> host_steps(const Trace& trace, Mode mode, std::vector<std::str
     Step step;
     step.number = *number;
     step.event = i;
+    step.thread = e.thread[i];
     step.host_start_ns = e.start_ns[i];
     step.host_end_ns = e.end_ns(i);
     steps.push_back(step);

@@ -37,8 +37,8 @@ const Step* step_at(const StepsResult& steps, std::int64_t t) {
   return step.kept() && t < step.end_ns ? &step : nullptr;
 }
 
-void add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
-             std::int64_t end_ns, const Step* step) {
+std::size_t add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
+                    std::int64_t end_ns, const Step* step) {
   auto found = std::find_if(refs.begin(), refs.end(),
                             [&name](const EventRefs& r) { return r.name == name; });
   if (found == refs.end()) {
@@ -56,6 +56,24 @@ void add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t s
       std::find(found->steps.begin(), found->steps.end(), step->number) == found->steps.end()) {
     found->steps.push_back(step->number);
   }
+  return static_cast<std::size_t>(found - refs.begin());
+}
+
+void WeightedRefs::add(std::string_view name, std::int64_t start_ns, std::int64_t end_ns,
+                       const Step* step, std::int64_t weight) {
+  const std::size_t index = add_ref(refs_, name, start_ns, end_ns, step);
+  if (index == weights_.size()) weights_.push_back(0);
+  weights_[index] += weight;
+}
+
+std::vector<EventRefs> WeightedRefs::heaviest(std::size_t limit) const {
+  std::vector<std::size_t> order(refs_.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [this](std::size_t a, std::size_t b) { return weights_[a] > weights_[b]; });
+  std::vector<EventRefs> out;
+  for (std::size_t k = 0; k < order.size() && k < limit; ++k) out.push_back(refs_[order[k]]);
+  return out;
 }
 
 }  // namespace stepscope

@@ -30,9 +30,24 @@ const Step* step_at(const StepsResult& steps, std::int64_t t);
 // events, not every one.
 void keep_most_frequent(std::vector<EventRefs>& refs, std::size_t limit);
 
-// Adds one event to the reference with its name (creating it), tracking steps.
-void add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
-             std::int64_t end_ns, const Step* step);
+// Adds one event to the reference with its name (creating it), tracking steps; returns the
+// reference's index in `refs`.
+std::size_t add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
+                    std::int64_t end_ns, const Step* step);
+
+// Events grouped by name, each name weighted by what its events account for (the idle they
+// overlap, the wait they cause): the heaviest names are the evidence.
+class WeightedRefs {
+ public:
+  void add(std::string_view name, std::int64_t start_ns, std::int64_t end_ns, const Step* step,
+           std::int64_t weight);
+  // The `limit` heaviest, heaviest first.
+  [[nodiscard]] std::vector<EventRefs> heaviest(std::size_t limit) const;
+
+ private:
+  std::vector<EventRefs> refs_;
+  std::vector<std::int64_t> weights_;  // parallel to refs_
+};
 
 template <typename Select>
 std::vector<EventRefs> collect_refs(const RankAnalyses& rank, Select&& select) {

@@ -34,10 +34,6 @@ bool is_host_collective_name(std::string_view name) {
   return name.starts_with("gloo:") || name.starts_with("c10d::") || name == "record_param_comms";
 }
 
-bool is_data_loading_name(std::string_view name) {
-  return name.starts_with("enumerate(DataLoader)#") || name.starts_with("enumerate(DataPipe)#");
-}
-
 bool is_host_collective(const Trace& trace, EventIndex i) {
   return is_host_span(trace.events.event_class[i]) && is_host_collective_name(trace.name_of(i));
 }
@@ -64,7 +60,7 @@ IntervalSet data_loading_spans(const Trace& trace) {
 }
 
 bool on_step_thread(const Trace& trace, const Step& step, EventIndex i) {
-  return step.event == kNoEvent || trace.events.thread[i] == trace.events.thread[step.event];
+  return !step.thread || trace.events.thread[i] == *step.thread;
 }
 
 }  // namespace stepscope

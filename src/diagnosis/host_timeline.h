@@ -4,6 +4,7 @@
 
 #include <string_view>
 
+#include "stepscope/analysis/data_loading.h"
 #include "stepscope/analysis/rank_analyses.h"
 #include "stepscope/analysis/steps.h"
 #include "stepscope/intervals.h"
@@ -17,9 +18,6 @@ namespace stepscope {
 // Host-side collective calls: gloo's spans, c10d's ops and `record_param_comms`.
 [[nodiscard]] bool is_host_collective_name(std::string_view name);
 
-// `enumerate(DataLoader)#…` / `enumerate(DataPipe)#…` spans.
-[[nodiscard]] bool is_data_loading_name(std::string_view name);
-
 // An op or annotation whose name is a collective, on any thread.
 [[nodiscard]] bool is_host_collective(const Trace& trace, EventIndex i);
 
@@ -27,8 +25,7 @@ namespace stepscope {
 // data loading: the units of work the Python program asked for.
 [[nodiscard]] bool is_top_level_work_op(const Trace& trace, EventIndex i);
 
-// Event i runs on the thread of the step's ProfilerStep#N; an inferred step (no such event, a
-// trace without profiler steps) has every thread.
+// Event i runs on the step's thread (every thread for a step over the whole trace).
 [[nodiscard]] bool on_step_thread(const Trace& trace, const Step& step, EventIndex i);
 
 // Spans of host collectives (every thread) and of data loading (every thread), merged.

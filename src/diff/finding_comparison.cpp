@@ -29,6 +29,24 @@ std::map<FindingKey, const Finding*> findings_of(const Report& report, bool by_r
   return findings;
 }
 
+// The first evidence of `before` and `after` (either may be null); the after side's figure only
+// when it measures the same thing (same label and unit), so that "before → after" compares like
+// with like.
+FindingFigure headline_figure(const Finding* before, const Finding* after) {
+  FindingFigure figure;
+  const Evidence* b =
+      before != nullptr && !before->evidence.empty() ? &before->evidence.front() : nullptr;
+  const Evidence* a =
+      after != nullptr && !after->evidence.empty() ? &after->evidence.front() : nullptr;
+  const Evidence* named = b != nullptr ? b : a;
+  if (named == nullptr) return figure;
+  figure.label = named->label;
+  figure.unit = named->unit;
+  if (b != nullptr) figure.before = b->value;
+  if (a != nullptr && a->label == figure.label && a->unit == figure.unit) figure.after = a->value;
+  return figure;
+}
+
 }  // namespace
 
 void compare_findings(const Report& before, const Report& after, DiffResult& result) {
@@ -42,21 +60,23 @@ void compare_findings(const Report& before, const Report& after, DiffResult& res
   for (const auto& [key, fb] : b) {
     FindingChange change{
         key.first, fb->title,          fb->rank, std::string(to_string(fb->severity)),
-        "",        fb->gain.likely_ns, 0};
+        "",        fb->gain.likely_ns, 0,        {}};
     const auto found = a.find(key);
     if (found == a.end()) {
+      change.figure = headline_figure(fb, nullptr);
       result.findings_resolved.push_back(std::move(change));
       continue;
     }
     change.severity_after = std::string(to_string(found->second->severity));
     change.likely_gain_after_ns = found->second->gain.likely_ns;
+    change.figure = headline_figure(fb, found->second);
     result.findings_persisting.push_back(std::move(change));
   }
   for (const auto& [key, fa] : a) {
     if (b.count(key) != 0) continue;
     result.findings_introduced.push_back({key.first, fa->title, fa->rank, "",
                                           std::string(to_string(fa->severity)), 0,
-                                          fa->gain.likely_ns});
+                                          fa->gain.likely_ns, headline_figure(nullptr, fa)});
   }
 }
 

@@ -186,6 +186,15 @@ void write_findings(JsonWriter& json, const std::vector<FindingChange>& findings
       json.field("severity_after", f.severity_after);
       json.field_us("likely_gain_after_us_per_step", f.likely_gain_after_ns);
     }
+    if (!f.figure.label.empty()) {
+      json.key("figure");
+      json.begin_object();
+      json.field("label", f.figure.label);
+      json.field("unit", f.figure.unit);
+      if (f.figure.before) json.field("before", *f.figure.before);
+      if (f.figure.after) json.field("after", *f.figure.after);
+      json.end_object();
+    }
     json.end_object();
   }
   json.end_array();

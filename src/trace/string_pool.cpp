@@ -62,6 +62,8 @@ void StringPool::grow() {
 }
 
 StringId StringPool::intern(std::string_view text) {
+  // Most optional fields of an event are absent: the empty string is always id 0, unhashed.
+  if (text.empty()) return 0;
   const std::uint64_t hash = hash_text(text);
   std::size_t at = hash & (slots_.size() - 1);
   while (slots_[at].id != kNotInterned) {

@@ -36,6 +36,14 @@ def test_judge(bench: ModuleType) -> None:
         bench.judge(1.0, "<", 1.0)
 
 
+def test_instructions_per_unit(bench: ModuleType) -> None:
+    # 1.978 G instructions over 62,351,697 bytes and 218,204 events (the generated trace).
+    per_byte, per_event = bench.instructions_per_unit(1.978e9, 62_351_697, 218_204)
+    assert per_byte == pytest.approx(31.72, abs=0.01)
+    assert per_event == pytest.approx(9065.0, abs=1.0)
+    assert bench.instructions_per_unit(5.0, 0, 0) == (0.0, 0.0)
+
+
 def test_rows_and_table(bench: ModuleType) -> None:
     hta = bench.target_row(
         "analyze control vs HTA",

@@ -13,6 +13,7 @@ import struct
 import subprocess
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, SHARED_TRACES, require_shared_traces
@@ -51,6 +52,58 @@ def browser(*arguments: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
     )
+
+
+# Measures, in the page, each block of the main column against the column: a script added to a
+# copy of the page writes what it found into <body data-layout>, which --dump-dom reads back.
+LAYOUT_PROBE = """<script>
+(function(){
+  var main=document.querySelector('main');
+  var box=main.getBoundingClientRect(), style=getComputedStyle(main);
+  var left=box.left+parseFloat(style.paddingLeft), right=box.right-parseFloat(style.paddingRight);
+  var off=[], checked=0;
+  function visit(parent){
+    Array.prototype.forEach.call(parent.children,function(el){
+      if(el.tagName==='SCRIPT'||el.tagName==='STYLE')return;
+      var r=el.getBoundingClientRect();
+      if(r.width===0&&r.height===0)return;
+      checked++;
+      if(Math.abs(r.left-left)>1||r.right>right+1){
+        off.push(el.tagName+'.'+(el.getAttribute('class')||'')+' '+
+                 (el.textContent||'').slice(0,40)+' left '+Math.round(r.left)+
+                 ' right '+Math.round(r.right));
+      }
+      if(el.tagName==='SECTION')visit(el);
+    });
+  }
+  visit(main);
+  document.body.setAttribute('data-layout',JSON.stringify({left:left,right:right,
+    viewport:document.documentElement.clientWidth,checked:checked,off:off}));
+})();
+</script>"""
+
+
+def column_layout(html: Path, tmp_path: Path) -> dict[str, Any]:
+    """Where the blocks of the page's main column sit, in a 1400 px wide window."""
+    probed = tmp_path / f"probed-{html.name}"
+    probed.write_text(html.read_text().replace("</body>", LAYOUT_PROBE + "</body>"))
+    result = browser("--window-size=1400,3000", "--dump-dom", probed.as_uri())
+    match = re.search(r'<body[^>]*data-layout="([^"]*)"', result.stdout)
+    assert match is not None, result.stderr[-2000:]
+    layout: dict[str, Any] = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    return layout
+
+
+def assert_one_centred_column(html: Path, tmp_path: Path) -> None:
+    """Every block of the main column (and of its sections) starts at the column's left edge
+    and stays inside it, and the column has as much room on its left as on its right."""
+    layout = column_layout(html, tmp_path)
+    assert layout["checked"] >= 3, layout
+    assert layout["off"] == [], layout["off"]
+    left = float(layout["left"])
+    right_margin = float(layout["viewport"]) - float(layout["right"])
+    assert left > 100, f"the column is not centred in a 1400 px window: {layout}"
+    assert abs(left - right_margin) <= 2, layout
 
 
 def write_report(trace: Path, out: Path) -> Path:
@@ -200,3 +253,76 @@ def test_diff_page_loads_in_chromium(tmp_path: Path) -> None:
     match = re.search(r'data-chart="diff-steps" data-bars="(\d+)"', result.stdout)
     assert match is not None and int(match.group(1)) == 12  # 6 kept steps on each side
     assert ">slower<" in result.stdout
+
+
+def cpu_trace(path: Path, step_ms: list[float]) -> Path:
+    """A CPU-only trace: ProfilerStep# spans, each with one aten::mm taking most of the step."""
+    events: list[dict[str, object]] = []
+    start = 1_700_000_000_000_000
+    for number, ms in enumerate(step_ms):
+        dur = int(ms * 1000)
+        events.append(
+            {
+                "ph": "X",
+                "cat": "user_annotation",
+                "name": f"ProfilerStep#{number}",
+                "pid": 1,
+                "tid": 1,
+                "ts": start,
+                "dur": dur,
+            }
+        )
+        events.append(
+            {
+                "ph": "X",
+                "cat": "cpu_op",
+                "name": "aten::mm",
+                "pid": 1,
+                "tid": 1,
+                "ts": start + 10,
+                "dur": dur - 20,
+            }
+        )
+        start += dur + 5
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": events}))
+    return path
+
+
+def test_report_blocks_share_one_centred_column(tmp_path: Path) -> None:
+    # A single GPU rank (the Diagnosis heading, verdict and cards come first), a folder of two
+    # ranks and a CPU-only trace written here.
+    require_shared_traces()
+    pages = [
+        write_report(SHARED_TRACES / "hta" / "trace_diff" / "control", tmp_path / "gpu.html"),
+        write_report(SHARED_TRACES / "hta" / "sampled_two_ranks", tmp_path / "ranks.html"),
+        write_report(cpu_trace(tmp_path / "cpu.json", [10, 11, 10.5, 12]), tmp_path / "cpu.html"),
+    ]
+    assert "<h2>Diagnosis</h2>" in pages[0].read_text()
+    for page in pages:
+        assert_one_centred_column(page, tmp_path)
+
+
+def test_diff_pages_share_one_centred_column(tmp_path: Path) -> None:
+    require_shared_traces()
+    pair = SHARED_TRACES / "hta" / "trace_diff"
+    gpu = tmp_path / "gpu-diff.html"
+    subprocess.run(
+        [stepscope(), "diff", str(pair / "control"), str(pair / "test"), "--html", str(gpu), "-q"],
+        check=True,
+        capture_output=True,
+    )
+    assert_one_centred_column(gpu, tmp_path)
+    before = cpu_trace(tmp_path / "before.json", [10, 11, 10.5, 12, 10])
+    after = cpu_trace(tmp_path / "after.json", [8, 8.5, 8.2, 9, 8.1])
+    cpu = tmp_path / "cpu-diff.html"
+    subprocess.run(
+        [stepscope(), "diff", str(before), str(after), "--html", str(cpu), "-q"],
+        check=True,
+        capture_output=True,
+    )
+    text = cpu.read_text()
+    # A CPU pair: no heading for kernels neither side has, no device columns.
+    assert "Kernels and copies" not in text
+    assert "self device" not in text
+    assert "self CPU before" in text
+    assert_one_centred_column(cpu, tmp_path)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_html_report import browser, stepscope
+from test_html_report import assert_one_centred_column, browser, stepscope
 
 BUSY_LOOP = "import time\nend = time.time() + 1.0\nwhile time.time() < end: pass\n"
 MONITOR = ["monitor", "--interval", "50ms"]
@@ -45,6 +45,7 @@ def test_monitor_timeline_report_loads_in_chromium(tmp_path: Path) -> None:
     assert match is not None, "the CPU chart is missing"
     chart = dom[match.start() : dom.index("</svg>", match.start())]
     assert 'data-series="main process"' in chart
+    assert_one_centred_column(html, tmp_path)
 
 
 def test_bad_timeline_is_exit_status_2_and_writes_nothing(tmp_path: Path) -> None:

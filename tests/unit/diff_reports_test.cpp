@@ -136,6 +136,35 @@ TEST(DiffReports, InputBoundResolvedAndIntroduced) {
   EXPECT_DOUBLE_EQ(loading->after_ns, 10'000);
 }
 
+// A finding that persists carries its headline figure from both runs, so the reader sees whether
+// the problem shrank; resolved and introduced findings carry their one side.
+TEST(DiffReports, PersistingFindingShowsItsFigureBeforeAndAfter) {
+  const ReportPtr slow = report_of(loader_run(600), "slow.json");
+  const ReportPtr better = report_of(loader_run(300), "better.json");
+  const DiffResult result = diff_reports(*slow, *better, {});
+  const auto persisting =
+      std::find_if(result.findings_persisting.begin(), result.findings_persisting.end(),
+                   [](const FindingChange& f) { return f.id == "input-bound"; });
+  ASSERT_NE(persisting, result.findings_persisting.end());
+  const FindingFigure& figure = persisting->figure;
+  EXPECT_FALSE(figure.label.empty());
+  EXPECT_EQ(figure.unit, "ms/step");
+  ASSERT_TRUE(figure.before.has_value());
+  ASSERT_TRUE(figure.after.has_value());
+  EXPECT_NEAR(*figure.before, 0.6, 0.05);
+  EXPECT_NEAR(*figure.after, 0.3, 0.05);
+  EXPECT_NE(render_diff_text(result, 10).find(" → "), std::string::npos);
+  const std::string json = render_diff_json(result);
+  EXPECT_NE(json.find("\"figure\":{"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"schema_version\":2"), std::string::npos);
+
+  const ReportPtr fast = report_of(loader_run(10), "fast.json");
+  const DiffResult fixed = diff_reports(*slow, *fast, {});
+  ASSERT_FALSE(fixed.findings_resolved.empty());
+  EXPECT_TRUE(fixed.findings_resolved.front().figure.before.has_value());
+  EXPECT_FALSE(fixed.findings_resolved.front().figure.after.has_value());
+}
+
 TEST(DiffReports, FoldersCompareTheSlowestRankPerStep) {
   auto rank_trace = [](std::int64_t rank, double slow_step_us) {
     TraceFixture fixture;

@@ -1,5 +1,6 @@
 // The HTML report: everything from a trace is inert text, and the charts draw what the
 // analyses hold.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -60,7 +61,9 @@ TEST(HtmlEscape, MarkupQuotesControlsAndBadUtf8BecomeText) {
 TEST(HtmlReport, NothingFromTheTraceReachesTheHtmlUnescaped) {
   const Report report = report_of(hostile_trace());
   const std::string html = render_html(report, 10);
-  EXPECT_EQ(count(html, "<script"), 1U);  // ours, the table sorter
+  // Ours: the timeline's data and drawing script, and the table sorter.
+  EXPECT_EQ(count(html, "<script"), 3U);
+  EXPECT_EQ(count(html, "<script type=\"application/json\""), 1U);
   EXPECT_EQ(count(html, "<img"), 0U);
   EXPECT_EQ(count(html, "<b>trace"), 0U);
   EXPECT_GT(count(html, "&lt;b&gt;trace&lt;/b&gt;.json"), 0U);
@@ -162,6 +165,63 @@ TEST(HtmlReport, CpuOnlyRanksHaveNoGpuColumnOrCharts) {
   EXPECT_EQ(cpu.find("Top kernels"), std::string::npos);
   const std::string gpu = render_html(two_ranks(true), 5);
   EXPECT_NE(gpu.find("GPU busy (busiest device)"), std::string::npos);
+}
+
+// One CPU-only rank: nothing on the page suggests a GPU (device roles in the breakdown legend,
+// a self-device column of zeros, a reserved-memory figure the CPU allocator never has).
+TEST(HtmlReport, CpuOnlyRankShowsNoGpuOnlyLines) {
+  TraceFixture fixture;
+  for (int s = 0; s < 4; ++s) {
+    fixture.step(s, s * 1000.0, 1000);
+    fixture.op("aten::mm", s * 1000.0 + 1, 900);
+    fixture.memory(s * 1000.0 + 5, 0x1000 + s, 1 << 20, (s + 1) << 20, 0, 0, -1);
+  }
+  std::string html = render_html(report_of(fixture), 10);
+  // What a reader sees: the timeline's embedded data names every event class it may draw.
+  html = std::regex_replace(html, std::regex("<script[^>]*>[^<]*</script>"), "<script></script>");
+  EXPECT_NE(html.find("data-chart=\"step-breakdown\""), std::string::npos);
+  for (const char* gpu_only : {"GPU busy", "memset", "memcpy", "self device", "peak reserved",
+                               "Top kernels", "GPU time"}) {
+    EXPECT_EQ(html.find(gpu_only), std::string::npos) << gpu_only;
+  }
+  EXPECT_NE(html.find("Top ops by self CPU time (total over 4 kept steps)"), std::string::npos);
+  // The memory curve marks where each kept step starts.
+  EXPECT_EQ(count(html, "<line class=\"marker\""), 5U);  // 4 starts and the last end
+  EXPECT_NE(html.find("<title>step #1 starts</title>"), std::string::npos);
+}
+
+// GPU charts speak per kept step, like the diagnosis, and totals say what they total.
+TEST(HtmlReport, GpuChartsSayPerStepOrTotalOverKeptSteps) {
+  const Report report = report_of(hostile_trace());
+  const std::string html = render_html(report, 10);
+  const std::size_t kept = report.ranks[0].analyses.steps.kept().size();
+  EXPECT_NE(html.find(fmt::format("GPU time per step (mean of {} kept steps)", kept)),
+            std::string::npos);
+  EXPECT_NE(html.find(fmt::format("(total over {} kept steps)", kept)), std::string::npos);
+  // The compute bar of GPU 0 is a per-step figure (700 µs kernels), not the window's total.
+  EXPECT_NE(html.find("<title>GPU 0 · compute: 0.7 ms</title>"), std::string::npos) << html;
+}
+
+// Two kernels with one long head stay apart in the ranked bars; the full name is the tooltip.
+TEST(HtmlReport, RankedBarsCutLongNamesInTheMiddle) {
+  const std::string head = "void at::native::vectorized_elementwise_kernel<4, at::native::";
+  TraceFixture fixture;
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel(head + "CUDAFunctor_add<float>>", t0 + 1, t0 + 10, 300);
+    fixture.launched_kernel(head + "CUDAFunctor_mul<float>>", t0 + 20, t0 + 400, 200);
+  }
+  const std::string html = render_html(report_of(fixture), 10);
+  const std::regex add_label(
+      "</title>void at::native::[^<]*…[^<]*CUDAFunctor_add&lt;float&gt;&gt;</text>");
+  const std::regex mul_label(
+      "</title>void at::native::[^<]*…[^<]*CUDAFunctor_mul&lt;float&gt;&gt;</text>");
+  EXPECT_TRUE(std::regex_search(html, add_label)) << html;
+  EXPECT_TRUE(std::regex_search(html, mul_label));
+  EXPECT_NE(html.find("<title>" + render::html::escape(head) +
+                      "CUDAFunctor_add&lt;float&gt;&gt;</title>"),
+            std::string::npos);
 }
 
 // Steps with one bf16 aten::mm [64, 1024] x [1024, 1024] whose kernel runs on an H100.

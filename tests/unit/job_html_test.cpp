@@ -38,6 +38,17 @@ TEST(JobHtml, ShowsEveryRankAndWhoTheOthersWaitFor) {
   EXPECT_NE(html.find("<h2>Step time per rank and step</h2>"), std::string::npos);
 }
 
+// Device idle is 0 by definition on CPU-only ranks: its column shows only where a rank ran on a
+// device.
+TEST(JobHtml, IdleColumnOnlyWhereARankHasDeviceActivity) {
+  job::JobAnalysis job;
+  job.summaries.resize(2);
+  job.ranks.resize(2);
+  EXPECT_EQ(job::render_job_html_section(job).find("idle (ms/step)"), std::string::npos);
+  job.summaries[1].has_device_activity = true;
+  EXPECT_NE(job::render_job_html_section(job).find("idle (ms/step)"), std::string::npos);
+}
+
 TEST(JobHtml, EscapesEveryStringFromTheTraces) {
   job::JobAnalysis job;
   job.verdict = "<script>alert(1)</script>";

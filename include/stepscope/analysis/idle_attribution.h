@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "stepscope/analysis/data_loading.h"
 #include "stepscope/analysis/steps.h"
 #include "stepscope/intervals.h"
 #include "stepscope/trace.h"
@@ -41,8 +42,6 @@ struct IdleAttributionResult {
 
 // A host call that blocks until the device has drained its queue (or a copy completes).
 [[nodiscard]] bool is_blocking_call(std::string_view name);
-// A DataLoader or DataPipe `__next__` span: the host waits for a batch.
-[[nodiscard]] bool is_data_loader_span(std::string_view name);
 
 IdleAttributionResult attribute_idle(const Trace& trace, const StepsResult& steps);
 

@@ -24,6 +24,9 @@ enum class StepStatus : std::uint8_t {
 struct Step {
   std::int64_t number = 0;
   EventIndex event = kNoEvent;  // the ProfilerStep#N host event
+  // The host thread that runs the step (its ProfilerStep# or its repeated region); none: a step
+  // over the whole trace, run by every thread.
+  std::optional<std::uint32_t> thread;
   std::int64_t host_start_ns = 0;
   std::int64_t host_end_ns = 0;
   std::int64_t start_ns = 0;  // device-rebased (= host span on CPU-only traces)

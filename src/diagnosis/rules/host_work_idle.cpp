@@ -36,39 +36,18 @@ bool is_outermost(const Trace& trace, EventIndex i) {
   return trace.name_of(i).rfind("ProfilerStep#", 0) != 0;
 }
 
-struct Overlap {
-  EventRefs refs;
-  std::int64_t idle_ns = 0;
-};
-
 std::vector<EventRefs> host_work_during(const RankAnalyses& rank, const IntervalSet& idle) {
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
-  std::vector<Overlap> overlaps;
+  WeightedRefs overlaps;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_host_work(e.event_class[i]) || !is_outermost(trace, i)) continue;
     const std::int64_t during = idle.measure_within({e.start_ns[i], e.end_ns(i)});
     if (during <= 0) continue;
-    const std::string_view name = trace.name_of(i);
-    auto found = std::find_if(overlaps.begin(), overlaps.end(),
-                              [&](const Overlap& o) { return o.refs.name == name; });
-    if (found == overlaps.end()) {
-      overlaps.push_back({});
-      found = overlaps.end() - 1;
-    }
-    std::vector<EventRefs> one;
-    if (!found->refs.name.empty()) one.push_back(found->refs);
-    add_ref(one, name, e.start_ns[i], e.end_ns(i), step_at(rank.steps, e.start_ns[i]));
-    found->refs = one.front();
-    found->idle_ns += during;
+    overlaps.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step_at(rank.steps, e.start_ns[i]),
+                 during);
   }
-  std::sort(overlaps.begin(), overlaps.end(),
-            [](const Overlap& a, const Overlap& b) { return a.idle_ns > b.idle_ns; });
-  std::vector<EventRefs> refs;
-  for (std::size_t k = 0; k < overlaps.size() && k < kEvidenceEvents; ++k) {
-    refs.push_back(overlaps[k].refs);
-  }
-  return refs;
+  return overlaps.heaviest(kEvidenceEvents);
 }
 
 }  // namespace

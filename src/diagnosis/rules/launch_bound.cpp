@@ -57,11 +57,6 @@ EventIndex op_during_gap(const Trace& trace, EventIndex call, std::int64_t gap_s
   return outermost;
 }
 
-struct WaitingOp {
-  EventRefs refs;
-  std::int64_t wait_ns = 0;
-};
-
 // Gaps of the merged GPU timeline inside kept steps whose next activity was launched after the
 // gap began, less the time other rules explain.
 HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
@@ -70,7 +65,7 @@ HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
   HostWait wait;
   std::int64_t busy_until = INT64_MIN;
   std::vector<Interval> gaps;
-  std::vector<WaitingOp> ops;
+  WeightedRefs ops;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_device_activity(e.event_class[i])) continue;
     const std::int64_t start = e.start_ns[i];
@@ -85,18 +80,7 @@ HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
         add_ref(wait.late_kernels, trace.name_of(i), start, e.end_ns(i), step);
         const EventIndex op = op_during_gap(trace, call, gap.start);
         if (op != kNoEvent && unexplained > 0) {
-          const std::string_view name = trace.name_of(op);
-          auto found = std::find_if(ops.begin(), ops.end(),
-                                    [&](const WaitingOp& w) { return w.refs.name == name; });
-          if (found == ops.end()) {
-            ops.push_back({});
-            found = ops.end() - 1;
-          }
-          std::vector<EventRefs> one{found->refs};
-          if (found->refs.name.empty()) one.clear();
-          add_ref(one, name, e.start_ns[op], e.end_ns(op), step);
-          found->refs = one.front();
-          found->wait_ns += unexplained;
+          ops.add(trace.name_of(op), e.start_ns[op], e.end_ns(op), step, unexplained);
           wait.attributed_ns += unexplained;
         }
       }
@@ -104,9 +88,7 @@ HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
     busy_until = std::max(busy_until, e.end_ns(i));
   }
   wait.idle = IntervalSet::from_sorted(gaps).subtract(excluded);
-  std::sort(ops.begin(), ops.end(),
-            [](const WaitingOp& a, const WaitingOp& b) { return a.wait_ns > b.wait_ns; });
-  for (std::size_t k = 0; k < ops.size() && k < 5; ++k) wait.host_ops.push_back(ops[k].refs);
+  wait.host_ops = ops.heaviest(5);
   return wait;
 }
 

@@ -1,5 +1,7 @@
 #include "importers/kineto/arg_keys.h"
 
+#include <iterator>
+
 namespace stepscope::kineto {
 
 ArgKey classify_arg_key(std::string_view key) {
@@ -41,11 +43,29 @@ ArgKey classify_arg_key(std::string_view key) {
       {"name", ArgKey::kName},
   };
   static constexpr std::size_t kLongest = 25;
-  if (key.size() > kLongest) return ArgKey::kOther;
-  for (const Entry& entry : kEntries) {
-    if (entry.text.size() == key.size() && entry.text[0] == key[0] && entry.text == key) {
-      return entry.key;
+  // Entries grouped by length, computed once at compile time: a key is compared with the one
+  // to three entries of its length instead of all of them (this runs for every arg of every
+  // event).
+  struct ByLength {
+    std::uint8_t index[std::size(kEntries)] = {};
+    std::uint8_t begin[kLongest + 2] = {};
+  };
+  static constexpr ByLength kByLength = [] {
+    ByLength table;
+    std::uint8_t next = 0;
+    for (std::size_t length = 0; length <= kLongest; ++length) {
+      table.begin[length] = next;
+      for (std::size_t i = 0; i < std::size(kEntries); ++i) {
+        if (kEntries[i].text.size() == length) table.index[next++] = static_cast<std::uint8_t>(i);
+      }
     }
+    table.begin[kLongest + 1] = next;
+    return table;
+  }();
+  if (key.size() > kLongest) return ArgKey::kOther;
+  for (std::uint8_t at = kByLength.begin[key.size()]; at < kByLength.begin[key.size() + 1]; ++at) {
+    const Entry& entry = kEntries[kByLength.index[at]];
+    if (entry.text == key) return entry.key;
   }
   return ArgKey::kOther;
 }

@@ -3,9 +3,13 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX2__) && defined(__PCLMUL__)
+// The SIMD scanner is compiled for AVX2 + PCLMUL whatever the build's baseline (x86-64-v2 by
+// default, so that wheels run anywhere) and chosen at run time when the CPU has them: the
+// baseline build would otherwise scan every event byte by byte.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define STEPSCOPE_SIMD_SCANNER 1
+#define STEPSCOPE_SIMD_TARGET __attribute__((target("avx2,pclmul")))
 #endif
 
 namespace stepscope::kineto {
@@ -56,14 +60,14 @@ struct BlockMasks {
   std::uint64_t close;
 };
 
-std::uint64_t equal_mask(__m256i low, __m256i high, char c) {
+STEPSCOPE_SIMD_TARGET std::uint64_t equal_mask(__m256i low, __m256i high, char c) {
   const __m256i needle = _mm256_set1_epi8(c);
   const auto lo = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(low, needle)));
   const auto hi = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(high, needle)));
   return lo | (static_cast<std::uint64_t>(hi) << 32);
 }
 
-BlockMasks classify_block(const char* block) {
+STEPSCOPE_SIMD_TARGET BlockMasks classify_block(const char* block) {
   const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
   return BlockMasks{equal_mask(low, high, '\\'), equal_mask(low, high, '"'),
@@ -72,7 +76,7 @@ BlockMasks classify_block(const char* block) {
 }
 
 // Each bit of the result is the XOR of all bits of `bits` at or below it: 1 inside a string.
-std::uint64_t prefix_xor(std::uint64_t bits) {
+STEPSCOPE_SIMD_TARGET std::uint64_t prefix_xor(std::uint64_t bits) {
   const __m128i product = _mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<long long>(bits)),
                                                _mm_set1_epi8(static_cast<char>(0xFF)), 0);
   return static_cast<std::uint64_t>(_mm_cvtsi128_si64(product));
@@ -80,7 +84,8 @@ std::uint64_t prefix_xor(std::uint64_t bits) {
 
 // Characters preceded by an odd number of backslashes (the classic carry-subtract trick over
 // runs of backslashes). `carry` says whether the first byte of the block is escaped.
-std::uint64_t escaped_characters(std::uint64_t backslash, std::uint64_t& carry) {
+STEPSCOPE_SIMD_TARGET std::uint64_t escaped_characters(std::uint64_t backslash,
+                                                       std::uint64_t& carry) {
   constexpr std::uint64_t kOddBits = 0xAAAAAAAAAAAAAAAAULL;
   if (backslash == 0) {
     const std::uint64_t escaped = carry;
@@ -95,7 +100,7 @@ std::uint64_t escaped_characters(std::uint64_t backslash, std::uint64_t& carry) 
   return escaped;
 }
 
-std::size_t find_container_end_simd(const char* data, std::size_t size) {
+STEPSCOPE_SIMD_TARGET std::size_t find_container_end_simd(const char* data, std::size_t size) {
   std::uint64_t escape_carry = 0;
   std::uint64_t inside_string = 0;  // all ones when the previous block ended inside a string
   std::size_t depth = 0;
@@ -127,7 +132,9 @@ std::size_t find_container_end_simd(const char* data, std::size_t size) {
 
 std::size_t find_container_end(const char* data, std::size_t size) {
 #ifdef STEPSCOPE_SIMD_SCANNER
-  return find_container_end_simd(data, size);
+  // Asked once per process; the answer never changes, so the static is constant after it.
+  static const bool kHasSimd = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
+  return kHasSimd ? find_container_end_simd(data, size) : find_container_end_scalar(data, size);
 #else
   return find_container_end_scalar(data, size);
 #endif

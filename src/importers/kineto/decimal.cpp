@@ -1,5 +1,6 @@
 #include "importers/kineto/decimal.h"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace stepscope::kineto {
@@ -139,7 +140,9 @@ std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal)
 bool is_json_number(std::string_view text) { return read_decimal(text).has_value(); }
 
 bool is_integer_literal(std::string_view literal) {
-  return literal.find_first_of(".eE") == std::string_view::npos;
+  // A plain loop: find_first_of calls memchr once per character of the literal.
+  return std::none_of(literal.begin(), literal.end(),
+                      [](char c) { return c == '.' || c == 'e' || c == 'E'; });
 }
 
 }  // namespace stepscope::kineto

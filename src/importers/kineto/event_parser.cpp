@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -530,7 +531,7 @@ EventParser::~EventParser() = default;
 
 Status EventParser::parse(const char* text, const EventSlice& slice, std::size_t capacity,
                           RawEvent& out) {
-  out = RawEvent{};
+  std::construct_at(&out);  // in place: no temporary copied over it
   if (fast_path_ && fast_parse_event(text + slice.offset, slice.length, out)) {
     out.file_offset = slice.file_offset;
     out.length = slice.length;

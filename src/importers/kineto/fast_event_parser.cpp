@@ -3,8 +3,9 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <cctype>
+#include <bit>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string_view>
@@ -18,6 +19,40 @@ namespace stepscope::kineto {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+bool is_number_char(char c) {
+  return is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20; }
+
+const char* skip_digits(const char* p, const char* end) {
+  while (p < end && is_digit(*p)) ++p;
+  return p;
+}
+
+// Bit 7 of each byte of the result is set where `word` has a byte equal to zero. Only the
+// lowest set bit is exact (a borrow may mark bytes above a true match), which is all the
+// callers use.
+constexpr std::uint64_t kEveryByte = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+std::uint64_t zero_bytes(std::uint64_t word) { return (word - kEveryByte) & ~word & kHighBits; }
+
+// The first of '"', '\\' or a byte below 0x20 in [p, end), or `end`: eight bytes at a time, as
+// string bytes are most of an event's text.
+const char* find_quote_backslash_or_control(const char* p, const char* end) {
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; end - p >= 8; p += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, p, sizeof word);
+      const std::uint64_t found = zero_bytes(word ^ (kEveryByte * '"')) |
+                                  zero_bytes(word ^ (kEveryByte * '\\')) |
+                                  ((word - kEveryByte * 0x20) & ~word & kHighBits);
+      if (found != 0) return p + (std::countr_zero(found) / 8);
+    }
+  }
+  while (p < end && *p != '"' && *p != '\\' && !is_control(*p)) ++p;
+  return p;
+}
 
 // A cursor over one event's text; every read either succeeds or declines the whole event.
 class Cursor {
@@ -42,30 +77,26 @@ class Cursor {
     return at_ == end_;
   }
 
-  // A string's raw contents; `escaped` says whether it holds a backslash.
+  // A string's raw contents; `escaped` says whether it holds a backslash. One pass: stops at
+  // the closing quote, a backslash (skipping the byte it escapes) or a control character,
+  // which JSON forbids in strings (simdjson refuses them too).
   bool string(std::string_view& text, bool& escaped) {
     if (!consume('"')) return false;
     const char* begin = at_;
     escaped = false;
+    const char* p = begin;
     for (;;) {
-      const void* quote = std::memchr(at_, '"', static_cast<std::size_t>(end_ - at_));
-      if (quote == nullptr) return false;
-      const char* q = static_cast<const char*>(quote);
-      std::size_t backslashes = 0;
-      while (q - static_cast<std::ptrdiff_t>(backslashes) > begin &&
-             q[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') {
-        ++backslashes;
-      }
-      if (std::memchr(at_, '\\', static_cast<std::size_t>(q - at_)) != nullptr) escaped = true;
-      // JSON forbids raw control characters in strings, and simdjson refuses them.
-      if (std::any_of(at_, q, [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
-        return false;
-      }
-      at_ = q + 1;
-      if (backslashes % 2 == 0) {
-        text = std::string_view(begin, static_cast<std::size_t>(q - begin));
+      p = find_quote_backslash_or_control(p, end_);
+      if (p == end_) return false;
+      if (*p == '"') {
+        text = std::string_view(begin, static_cast<std::size_t>(p - begin));
+        at_ = p + 1;
         return true;
       }
+      if (*p != '\\') return false;  // a control character
+      escaped = true;
+      if (end_ - p < 2 || is_control(p[1])) return false;
+      p += 2;
     }
   }
   // A string the importer keeps: declined when it needs unescaping.
@@ -73,16 +104,37 @@ class Cursor {
     bool escaped = false;
     return string(text, escaped) && !escaped;
   }
+  // A JSON number, its grammar checked while it is read (no second pass over the digits).
   bool number_token(std::string_view& token) {
     skip_spaces();
-    const char* begin = at_;
-    while (at_ < end_ && (std::isdigit(static_cast<unsigned char>(*at_)) != 0 || *at_ == '-' ||
-                          *at_ == '+' || *at_ == '.' || *at_ == 'e' || *at_ == 'E')) {
-      ++at_;
+    const char* p = at_;
+    if (p < end_ && *p == '-') ++p;
+    if (p >= end_ || !is_digit(*p)) return false;
+    if (*p == '0') {
+      ++p;  // no leading zeros: "01" runs into the check below
+    } else {
+      p = skip_digits(p);
     }
-    token = std::string_view(begin, static_cast<std::size_t>(at_ - begin));
-    return !token.empty() && is_json_number(token);
+    if (p < end_ && *p == '.') {
+      const char* fraction = ++p;
+      p = skip_digits(p);
+      if (p == fraction) return false;
+    }
+    if (p < end_ && (*p == 'e' || *p == 'E')) {
+      ++p;
+      if (p < end_ && (*p == '+' || *p == '-')) ++p;
+      const char* exponent = p;
+      p = skip_digits(p);
+      if (p == exponent) return false;
+    }
+    // A number that runs on into number characters ("01", "1.2.3", "1-2") is malformed.
+    if (p < end_ && is_number_char(*p)) return false;
+    token = std::string_view(at_, static_cast<std::size_t>(p - at_));
+    at_ = p;
+    return true;
   }
+  const char* skip_digits(const char* p) const { return kineto::skip_digits(p, end_); }
+
   bool integer(std::int64_t& value) {
     std::string_view token;
     if (!number_token(token)) return false;
@@ -366,12 +418,8 @@ bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
 bool fast_parse_event(const char* text, std::size_t length, RawEvent& out) {
   // simdjson validates UTF-8 as part of its parse; the fast path must refuse the same inputs.
   if (!simdjson::validate_utf8(text, length)) return false;
-  // Control characters other than whitespace are invalid anywhere in JSON.
-  const auto invalid_control = [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return byte < 0x20 && c != ' ' && c != '\n' && c != '\r' && c != '\t';
-  };
-  if (std::any_of(text, text + length, invalid_control)) return false;
+  // Control characters need no pass of their own: outside strings the cursor accepts only
+  // structure, literals, numbers and whitespace, and string() refuses them inside strings.
   Cursor cursor(text, length);
   const bool parsed = object(cursor, [&](std::string_view key) { return field(cursor, key, out); });
   return parsed && cursor.at_end();

@@ -92,6 +92,7 @@ class BatchFlow {
     ++in_flight_;
     to_parse_.push_back(std::move(batch));
     work_.notify_one();
+    parsed_.notify_all();  // the builder parses too while it waits (next_in_order)
     return true;
   }
   void finish_splitting(std::optional<Error> error, std::uint64_t batches) {
@@ -117,12 +118,27 @@ class BatchFlow {
     done_.emplace(sequence, std::move(batch));
     parsed_.notify_all();
   }
-  // Builder side: the next batch in file order, or nullptr at the end.
-  std::unique_ptr<ParsedBatch> next_in_order() {
+  // Builder side: the next batch in file order, or nullptr at the end. While that batch is not
+  // parsed yet, the builder parses waiting batches itself with `parse`, so that no core idles
+  // behind the parsing stage (building is the lighter stage: with two threads, parsing would
+  // otherwise bound the import).
+  template <typename Parse>
+  std::unique_ptr<ParsedBatch> next_in_order(Parse&& parse) {
     std::unique_lock lock(mutex_);
-    parsed_.wait(lock, [this] {
-      return done_.count(next_) > 0 || (splitting_done_ && next_ >= total_batches_);
-    });
+    for (;;) {
+      if (done_.count(next_) > 0 || (splitting_done_ && next_ >= total_batches_)) break;
+      if (to_parse_.empty()) {
+        parsed_.wait(lock);
+        continue;
+      }
+      std::unique_ptr<ParsedBatch> batch = std::move(to_parse_.front());
+      to_parse_.pop_front();
+      lock.unlock();
+      parse(*batch);
+      lock.lock();
+      const std::uint64_t sequence = batch->sequence;
+      done_.emplace(sequence, std::move(batch));
+    }
     auto found = done_.find(next_);
     if (found == done_.end()) return nullptr;
     auto batch = std::move(found->second);
@@ -223,7 +239,9 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
   for (unsigned i = 0; i < std::max(parse_workers, 1U); ++i)
     parsing.emplace_back([&] { parse_all(flow); });
   Status status = Done{};
-  while (std::unique_ptr<ParsedBatch> batch = flow.next_in_order()) {
+  EventParser parser;
+  const auto parse_here = [&parser](ParsedBatch& batch) { parse_into(parser, batch); };
+  while (std::unique_ptr<ParsedBatch> batch = flow.next_in_order(parse_here)) {
     for (const RawEvent& event : batch->events) {
       status = build(builder, event);
       if (!status) break;

@@ -44,6 +44,11 @@ Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_vi
 }  // namespace
 
 std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
+  // Consecutive events mostly share a thread: compare with the last one before building a key.
+  if (has_last_thread_ && pid.is_number == last_pid_is_number_ &&
+      tid.is_number == last_tid_is_number_ && pid.text == last_pid_ && tid.text == last_tid_) {
+    return last_thread_;
+  }
   std::string key;
   key.reserve(pid.text.size() + tid.text.size() + 4);
   key.push_back(pid.is_number ? 'n' : 's');
@@ -51,8 +56,7 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
   key.push_back('\0');
   key.push_back(tid.is_number ? 'n' : 's');
   key.append(tid.text);
-  if (has_last_thread_ && key == last_thread_key_) return last_thread_;
-  auto [entry, inserted] = thread_lookup_.try_emplace(key, 0);
+  auto [entry, inserted] = thread_lookup_.try_emplace(std::move(key), 0);
   if (inserted) {
     entry->second = static_cast<std::uint32_t>(trace_.threads.size());
     ThreadInfo info;
@@ -61,7 +65,10 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
     info.tid_number = tid.is_number ? tid.number : kAbsent;
     trace_.threads.push_back(std::move(info));
   }
-  last_thread_key_ = std::move(key);
+  last_pid_.assign(pid.text);
+  last_tid_.assign(tid.text);
+  last_pid_is_number_ = pid.is_number;
+  last_tid_is_number_ = tid.is_number;
   last_thread_ = entry->second;
   has_last_thread_ = true;
   return entry->second;

@@ -44,7 +44,10 @@ class TraceBuilder {
   ImportNotes notes_;
   std::vector<std::uint8_t> category_classes_;
   std::unordered_map<std::string, std::uint32_t> thread_lookup_;
-  std::string last_thread_key_;
+  std::string last_pid_;
+  std::string last_tid_;
+  bool last_pid_is_number_ = false;
+  bool last_tid_is_number_ = false;
   std::uint32_t last_thread_ = 0;
   bool has_last_thread_ = false;
   // Open `B` events per thread, as indices of events whose duration is not known yet.

@@ -7,6 +7,7 @@
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
 #include "render/html/svg_chart.h"
+#include "render/name_cut.h"
 #include "stepscope/diff.h"
 
 namespace stepscope {
@@ -18,6 +19,9 @@ using render::html::escape;
 using render::html::Series;
 
 constexpr std::size_t kMaxStepsPerSide = 60;
+// Kernel names run to hundreds of characters: the table shows the distinguishing head and tail,
+// the full name is the cell's tooltip.
+constexpr std::size_t kMaxNameCharacters = 90;
 
 std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 
@@ -84,11 +88,11 @@ std::string kernel_rows(const std::vector<KernelChange>& rows) {
   std::string out;
   for (const KernelChange& k : rows) {
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
+        "<tr><td title=\"{}\">{}</td><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
         "<td data-v=\"{}\">{}</td><td data-v=\"{:.3f}\">{:.2f} → {:.2f}</td></tr>\n",
-        escape(k.name), escape(k.kind), k.before_ns, ms(k.before_ns), k.after_ns, ms(k.after_ns),
-        k.after_ns - k.before_ns, signed_ms(k.after_ns - k.before_ns), k.after_count,
-        k.before_count, k.after_count);
+        escape(k.name), escape(render::shorten_name(k.name, kMaxNameCharacters)), escape(k.kind),
+        k.before_ns, ms(k.before_ns), k.after_ns, ms(k.after_ns), k.after_ns - k.before_ns,
+        signed_ms(k.after_ns - k.before_ns), k.after_count, k.before_count, k.after_count);
   }
   return out;
 }
@@ -103,38 +107,95 @@ std::string kernel_table(std::string_view title, const std::vector<KernelChange>
          kernel_rows(rows) + "</tbody></table>\n";
 }
 
+// One figure per column (before, after, change), numbers right-aligned: "223.917 ms →
+// 181.782 ms" in one cell was hard to scan down. Device columns only where some op has device time.
 std::string ops_table(const DiffResult& d) {
   if (d.ops.empty()) return {};
+  const bool device = std::any_of(d.ops.begin(), d.ops.end(), [](const OpChange& o) {
+    return o.before_self_device_ns > 0 || o.after_self_device_ns > 0;
+  });
+  auto cells = [](double before, double after) {
+    return fmt::format(
+        "<td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>", before,
+        ms(before), after, ms(after), after - before, signed_ms(after - before));
+  };
   std::string rows;
   for (const OpChange& o : d.ops) {
-    rows += fmt::format(
-        "<tr><td>{}</td><td data-v=\"{}\">{} → {}</td><td data-v=\"{}\">{} → {}</td>"
-        "<td data-v=\"{:.3f}\">{:.1f} → {:.1f}</td></tr>\n",
-        escape(o.name), o.after_self_cpu_ns - o.before_self_cpu_ns, ms(o.before_self_cpu_ns),
-        ms(o.after_self_cpu_ns), o.after_self_device_ns - o.before_self_device_ns,
-        ms(o.before_self_device_ns), ms(o.after_self_device_ns), o.after_calls, o.before_calls,
-        o.after_calls);
+    rows +=
+        "<tr><td>" + escape(o.name) + "</td>" + cells(o.before_self_cpu_ns, o.after_self_cpu_ns);
+    if (device) rows += cells(o.before_self_device_ns, o.after_self_device_ns);
+    rows += fmt::format("<td data-v=\"{0}\">{0:.1f}</td><td data-v=\"{1}\">{1:.1f}</td></tr>\n",
+                        o.before_calls, o.after_calls);
   }
+  std::string header =
+      "<th>op</th><th class=\"num\">self CPU before</th><th class=\"num\">after</th>"
+      "<th class=\"num\">change</th>";
+  if (device) {
+    header +=
+        "<th class=\"num\">self device before</th><th class=\"num\">after</th>"
+        "<th class=\"num\">change</th>";
+  }
+  header += "<th class=\"num\">calls before</th><th class=\"num\">after</th>";
   return fmt::format("<h2>Ops ({} of {}, per step)</h2>\n", d.ops.size(), d.ops_total) +
-         "<table class=\"sortable\"><thead><tr><th>op</th><th>self CPU</th><th>self "
-         "device</th><th>calls</th></tr></thead><tbody>\n" +
-         rows + "</tbody></table>\n";
+         "<table class=\"sortable ops\"><thead><tr>" + header + "</tr></thead><tbody>\n" + rows +
+         "</tbody></table>\n";
+}
+
+// "exposed communication per step: 14.653 → 9.210 ms/step", the sides that have the figure.
+std::string figure_text(const FindingFigure& figure) {
+  if (figure.label.empty() || (!figure.before && !figure.after)) return {};
+  std::string values;
+  if (figure.before) values += fmt::format("{:.3f}", *figure.before);
+  if (figure.before && figure.after) values += " → ";
+  if (figure.after) values += fmt::format("{:.3f}", *figure.after);
+  return fmt::format("<span class=\"figures\">{}: {} {}</span>", escape(figure.label), values,
+                     escape(figure.unit));
+}
+
+// A finding that saves no time (a memory finding) says so instead of "likely gain 0.000 ms".
+std::string side_text(const std::string& severity, std::int64_t likely_gain_ns) {
+  if (likely_gain_ns <= 0) return escape(severity) + ", no time saved";
+  return fmt::format("{}, likely gain {} per step", escape(severity),
+                     ms(static_cast<double>(likely_gain_ns)));
 }
 
 std::string finding_list(std::string_view title, const std::vector<FindingChange>& findings) {
   if (findings.empty()) return {};
-  std::string out = fmt::format("<h3>{}</h3>\n<ul>\n", escape(title));
+  std::string out = fmt::format("<h3>{}</h3>\n<ul class=\"findings\">\n", escape(title));
   for (const FindingChange& f : findings) {
-    // A finding that saves no time in either run (a memory finding) says so instead of "0.00".
-    const std::string gain = f.likely_gain_before_ns <= 0 && f.likely_gain_after_ns <= 0
-                                 ? std::string("no time saved")
-                                 : fmt::format("likely gain {} → {} per step",
-                                               ms(static_cast<double>(f.likely_gain_before_ns)),
-                                               ms(static_cast<double>(f.likely_gain_after_ns)));
-    out += fmt::format("<li><b>{}</b> (rank {}): {} <span class=\"note\">{}</span></li>\n",
-                       escape(f.id), f.rank, escape(f.title), gain);
+    std::string sides;
+    if (!f.severity_before.empty()) {
+      sides += "before: " + side_text(f.severity_before, f.likely_gain_before_ns);
+    }
+    if (!f.severity_after.empty()) {
+      sides += (sides.empty() ? "" : " → ") + std::string("after: ") +
+               side_text(f.severity_after, f.likely_gain_after_ns);
+    }
+    out += fmt::format("<li><b>{}</b> (rank {}): {}<br>{}<br><span class=\"note\">{}</span></li>\n",
+                       escape(f.id), f.rank, escape(f.title), figure_text(f.figure), sides);
   }
   return out + "</ul>\n";
+}
+
+std::string findings_section(const DiffResult& d) {
+  std::string out = "<h2>Findings</h2>\n";
+  if (d.findings_resolved.empty() && d.findings_introduced.empty() &&
+      d.findings_persisting.empty()) {
+    return out + "<p class=\"note\">Neither run has a finding.</p>\n";
+  }
+  out += finding_list("Resolved", d.findings_resolved);
+  out += finding_list("Introduced", d.findings_introduced);
+  out += finding_list("Persisting", d.findings_persisting);
+  return out;
+}
+
+// Only where a side has device activity: a CPU-only pair has no kernels to compare.
+std::string kernels_section(const DiffResult& d) {
+  if (d.kernels.empty() && d.kernels_appeared.empty() && d.kernels_vanished.empty()) return {};
+  return "<h2>Kernels and copies</h2>\n" +
+         kernel_table("Changed most", d.kernels, d.kernels_total) +
+         kernel_table("Appeared", d.kernels_appeared, d.kernels_appeared_total) +
+         kernel_table("Vanished", d.kernels_vanished, d.kernels_vanished_total);
 }
 
 }  // namespace
@@ -146,14 +207,8 @@ std::string render_diff_html(const DiffResult& d) {
       escape(d.before.path), escape(d.after.path), STEPSCOPE_VERSION);
   body += "<h2>Step time</h2>\n" + verdict_section(d) + steps_chart(d.steps);
   body += phases_chart(d);
-  body += "<h2>Findings</h2>\n";
-  body += finding_list("Resolved", d.findings_resolved);
-  body += finding_list("Introduced", d.findings_introduced);
-  body += finding_list("Persisting", d.findings_persisting);
-  body += "<h2>Kernels and copies</h2>\n";
-  body += kernel_table("Changed most", d.kernels, d.kernels_total);
-  body += kernel_table("Appeared", d.kernels_appeared, d.kernels_appeared_total);
-  body += kernel_table("Vanished", d.kernels_vanished, d.kernels_vanished_total);
+  body += findings_section(d);
+  body += kernels_section(d);
   body += ops_table(d);
   for (const std::string& note : d.notes) body += "<p class=\"note\">" + escape(note) + "</p>\n";
   return render::html::page("stepscope diff: " + d.before.path + " → " + d.after.path, body);

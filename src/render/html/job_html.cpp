@@ -143,16 +143,20 @@ std::string render_job_html_section(const JobAnalysis& job) {
     }
     out += "</ol>\n";
   }
+  // Device idle is 0 by definition on CPU-only ranks: a column of zeros would suggest a GPU.
+  const bool gpu = std::any_of(job.summaries.begin(), job.summaries.end(),
+                               [](const RankSummary& s) { return s.has_device_activity; });
   out +=
       "<table><tr><th>rank</th><th>step p50 (ms)</th><th>step max (ms)</th><th>compute "
-      "(ms/step)</th><th>exposed comm (ms/step)</th><th>wait (ms/step)</th><th>idle "
-      "(ms/step)</th><th>top finding</th></tr>\n";
+      "(ms/step)</th><th>exposed comm (ms/step)</th><th>wait (ms/step)</th>" +
+      std::string(gpu ? "<th>idle (ms/step)</th>" : "") + "<th>top finding</th></tr>\n";
   for (const RankRow& r : job.ranks) {
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td></tr>\n",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td></"
+        "tr>\n",
         r.rank, ms(r.step_p50_ns), ms(r.step_max_ns), ms(r.compute_ns), ms(r.exposed_comm_ns),
-        ms(r.wait_ns), ms(r.idle_ns), escape(r.top_finding));
+        ms(r.wait_ns), gpu ? fmt::format("<td>{}</td>", ms(r.idle_ns)) : std::string(),
+        escape(r.top_finding));
   }
   out += "</table>\n";
   out += heat_map(job);

@@ -51,7 +51,8 @@ std::string line_chart(const MonitorTimelineDocument& doc, std::string id, std::
     std::sort(kept.begin(), kept.end());
     kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
   }
-  LineChart chart{std::move(id), std::move(title), {}, {}, "time (s)", std::move(y_unit), false};
+  LineChart chart{std::move(id), std::move(title),  {},    {},
+                  "time (s)",    std::move(y_unit), false, {}};
   for (std::size_t i : kept) chart.x.push_back(doc.time_us[i] / 1e6);
   for (Series& s : series) {
     std::vector<double> values;

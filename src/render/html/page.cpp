@@ -8,8 +8,8 @@ namespace {
 
 constexpr std::string_view kStyle = R"css(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0;background:#fafafa}
-main>*{max-width:980px;margin-left:auto;margin-right:auto}
-main{padding:0 16px 48px}
+/* main itself is the one centred column: a block's own margin can then never pull it off. */
+main{max-width:980px;margin:0 auto;padding:0 16px 48px}
 header{padding:16px 0 4px}
 h1{font-size:22px;margin:0}
 h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
@@ -25,14 +25,15 @@ h3{font-size:15px;margin:18px 0 6px}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:12.5px;margin:6px 0}
 th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top}
 td:first-child{overflow-wrap:anywhere}
-td.num,td[data-v]{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th.num,td.num,td[data-v]{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \2195";color:#aaa}
-svg.chart{width:100%;height:auto;background:#fff;border:1px solid #eee;display:block}
+svg.chart{box-sizing:border-box;width:100%;height:auto;background:#fff;border:1px solid #eee;display:block}
 svg .grid{stroke:#eee}
 svg text{font-size:11px;fill:#555}
 svg .unit,svg .axis-label{fill:#333;font-weight:600}
 svg rect.busy{fill:#4c78a8}
+svg .marker{stroke:#bbb;stroke-dasharray:3 3}
 .legend{font-size:12px;margin:4px 0 8px}
 .legend span{margin-right:14px;white-space:nowrap}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:baseline}

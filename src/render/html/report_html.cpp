@@ -13,6 +13,7 @@
 #include "render/html/page.h"
 #include "render/html/roofline_chart.h"
 #include "render/html/svg_chart.h"
+#include "render/html/timeline_section.h"
 #include "render/json/memory_json.h"
 #include "render/text_format.h"
 #include "report/report_model.h"
@@ -105,7 +106,11 @@ const char* role_color(StepRole role) {
   return kColors[static_cast<std::size_t>(role)];
 }
 
-std::string step_breakdown_chart(const StepBreakdownResult& b) {
+// Device roles (kernel, memcpy, memset, communication) are always zero on a CPU-only rank: their
+// legend entries would only suggest a GPU that is not there.
+bool device_role(StepRole role) { return static_cast<std::size_t>(role) <= 3; }
+
+std::string step_breakdown_chart(const StepBreakdownResult& b, bool gpu) {
   if (!b.applicable || b.steps.empty()) return {};
   std::vector<std::int64_t> numbers;
   for (const StepBreakdownRow& row : b.steps) numbers.push_back(row.step_number);
@@ -113,6 +118,7 @@ std::string step_breakdown_chart(const StepBreakdownResult& b) {
   std::vector<Series> series;
   for (std::size_t r = 0; r < kStepRoleCount; ++r) {
     const auto role = static_cast<StepRole>(r);
+    if (!gpu && device_role(role)) continue;
     Series s{std::string(to_string(role)), role_color(role), {}};
     for (const auto& [begin, end] : groups.ranges) {
       double sum = 0;
@@ -150,8 +156,19 @@ std::string phases_chart(const PhasesResult& p) {
          note_grouped(groups, p.steps.size());
 }
 
-std::string gpu_temporal_chart(const GpuTemporalResult& g) {
+// What a total over the window W is divided by to read per step: the kept steps, the same steps
+// the diagnosis speaks of; "the window" when there are none.
+struct WindowSteps {
+  std::size_t kept = 0;
+  [[nodiscard]] std::string total_over() const {
+    return kept == 0 ? std::string("total over the window")
+                     : fmt::format("total over {} kept step{}", kept, kept == 1 ? "" : "s");
+  }
+};
+
+std::string gpu_temporal_chart(const GpuTemporalResult& g, WindowSteps window) {
   if (!g.applicable || g.devices.empty()) return {};
+  const double per = static_cast<double>(std::max<std::size_t>(1, window.kept));
   std::vector<std::string> devices;
   Series compute{"compute", "#4c78a8", {}};
   Series communication{"exposed communication", "#72b7b2", {}};
@@ -159,14 +176,18 @@ std::string gpu_temporal_chart(const GpuTemporalResult& g) {
   Series idle{"idle", "#d0d0d0", {}};
   for (const DeviceTemporal& d : g.devices) {
     devices.push_back(fmt::format("GPU {}", d.device));
-    compute.values.push_back(ms(d.compute_ns));
-    communication.values.push_back(ms(d.communication_only_ns));
-    memory.values.push_back(ms(d.memory_only_ns));
-    idle.values.push_back(ms(d.idle_ns));
+    compute.values.push_back(ms(d.compute_ns) / per);
+    communication.values.push_back(ms(d.communication_only_ns) / per);
+    memory.values.push_back(ms(d.memory_only_ns) / per);
+    idle.values.push_back(ms(d.idle_ns) / per);
   }
-  return "<h3>GPU time over the window</h3>\n" +
+  const std::string title = window.kept == 0
+                                ? std::string("GPU time over the window (no kept steps)")
+                                : fmt::format("GPU time per step (mean of {} kept step{})",
+                                              window.kept, window.kept == 1 ? "" : "s");
+  return "<h3>" + title + "</h3>\n" +
          render::html::draw(BarChart{"gpu-temporal",
-                                     "GPU temporal breakdown",
+                                     title,
                                      devices,
                                      {compute, communication, memory, idle},
                                      "ms",
@@ -187,7 +208,7 @@ std::string busy_chart(const BusyTimelineResult& busy) {
                                        ms(busy.window.length())});
 }
 
-std::string top_kernels_chart(const KernelBreakdownResult& k, int top) {
+std::string top_kernels_chart(const KernelBreakdownResult& k, int top, WindowSteps window) {
   if (!k.applicable) return {};
   std::string out;
   for (const DeviceKernels& d : k.devices) {
@@ -197,39 +218,65 @@ std::string top_kernels_chart(const KernelBreakdownResult& k, int top) {
       rows.emplace_back(row.name, ms(row.total_ns));
     }
     if (rows.empty()) continue;
-    out += fmt::format("<h3>Top kernels, GPU {}</h3>\n", d.device);
-    out += render::html::draw(RankedBars{fmt::format("top-kernels-{}", d.device),
-                                         "Top kernels by total time", std::move(rows), "ms",
-                                         "#4c78a8"});
+    const std::string title =
+        fmt::format("Top kernels, GPU {} ({})", d.device, window.total_over());
+    out += "<h3>" + escape(title) + "</h3>\n";
+    out += render::html::draw(RankedBars{fmt::format("top-kernels-{}", d.device), title,
+                                         std::move(rows), "ms", "#4c78a8"});
   }
   return out;
 }
 
-std::string operators_section(const OperatorsResult& ops, int top) {
+std::string operators_section(const OperatorsResult& ops, int top, WindowSteps window, bool gpu) {
   if (!ops.applicable || ops.rows.empty()) return {};
   const bool device = ops.attributed_device_ns > 0;
+  // Ops are counted over the kept steps (ops.scope), else over the whole trace.
+  const std::string over =
+      ops.scope ? window.total_over() : std::string("total over the whole trace");
   std::vector<std::pair<std::string, double>> bars;
   std::string rows;
   for (std::size_t i = 0; i < ops.rows.size() && i < static_cast<std::size_t>(top); ++i) {
     const OperatorRow& r = ops.rows[i];
     bars.emplace_back(r.name, ms(device ? r.self_device_ns : r.self_cpu_ns));
-    rows += fmt::format(
-        "<tr><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
-        "<td data-v=\"{}\">{}</td></tr>\n",
-        escape(r.name), r.calls, r.calls, ms(r.self_cpu_ns), format_ms(ms(r.self_cpu_ns)),
-        ms(r.self_device_ns), format_ms(ms(r.self_device_ns)));
+    rows += fmt::format("<tr><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>",
+                        escape(r.name), r.calls, r.calls, ms(r.self_cpu_ns),
+                        format_ms(ms(r.self_cpu_ns)));
+    if (gpu) {
+      rows += fmt::format("<td data-v=\"{}\">{}</td>", ms(r.self_device_ns),
+                          format_ms(ms(r.self_device_ns)));
+    }
+    rows += "</tr>\n";
   }
-  std::string out =
-      device ? "<h3>Top ops by self device time</h3>\n" : "<h3>Top ops by self CPU time</h3>\n";
-  out += render::html::draw(RankedBars{"top-ops", "Top ops", std::move(bars), "ms", "#54a24b"});
-  out +=
-      "<table class=\"sortable\"><thead><tr><th>op</th><th>calls</th><th>self CPU</th>"
-      "<th>self device</th></tr></thead><tbody>\n" +
-      rows + "</tbody></table>\n";
+  const std::string title =
+      fmt::format("Top ops by self {} time ({})", device ? "device" : "CPU", over);
+  std::string out = "<h3>" + escape(title) + "</h3>\n";
+  out += render::html::draw(RankedBars{"top-ops", title, std::move(bars), "ms", "#54a24b"});
+  out += "<table class=\"sortable\"><thead><tr><th>op</th><th>calls</th><th>self CPU</th>" +
+         std::string(gpu ? "<th>self device</th>" : "") + "</tr></thead><tbody>\n" + rows +
+         "</tbody></table>\n";
   return out;
 }
 
-std::string memory_chart(const MemoryCurveResult& memory) {
+// A line at the start of each kept step and at the end of the last: the memory curve's cycles
+// read against the steps. Memory records are host events, so host times.
+std::vector<render::html::Marker> step_markers(const StepsResult& steps, std::int64_t origin_ns) {
+  std::vector<render::html::Marker> markers;
+  const std::vector<const Step*> kept = steps.kept();
+  // Past this many, the lines would shade the plot grey rather than mark anything.
+  constexpr std::size_t kMaxStepMarkers = 100;
+  if (kept.size() > kMaxStepMarkers) return markers;
+  for (const Step* step : kept) {
+    markers.push_back(
+        {ms(step->host_start_ns - origin_ns), fmt::format("step #{} starts", step->number)});
+  }
+  if (!kept.empty()) {
+    markers.push_back({ms(kept.back()->host_end_ns - origin_ns),
+                       fmt::format("step #{} ends", kept.back()->number)});
+  }
+  return markers;
+}
+
+std::string memory_chart(const MemoryCurveResult& memory, const StepsResult& steps) {
   if (!memory.applicable) return {};
   std::string out;
   for (const DeviceMemory& d : memory.devices) {
@@ -243,7 +290,8 @@ std::string memory_chart(const MemoryCurveResult& memory) {
                     {},
                     "time (ms)",
                     gib ? "GiB" : "MiB",
-                    true};
+                    true,
+                    step_markers(steps, memory.origin_ns)};
     Series allocated{"allocated", "#4c78a8", {}};
     Series reserved{"reserved", "#f58518", {}};
     for (std::size_t i : render::curve_points_to_draw(d, 1000)) {
@@ -254,13 +302,21 @@ std::string memory_chart(const MemoryCurveResult& memory) {
     }
     chart.series = {allocated};
     if (d.peak_reserved > 0) chart.series.push_back(reserved);
+    const char* unit = gib ? "GiB" : "MiB";
+    // The CPU allocator reserves nothing: a "peak reserved 0.00 MiB" would read as a GPU figure.
+    const std::string reserved_text =
+        d.peak_reserved > 0 ? fmt::format(" · peak reserved {:.2f} {}",
+                                          static_cast<double>(d.peak_reserved) / scale, unit)
+                            : std::string();
     out += fmt::format(
-        "<h3>Memory over time, {}</h3>\n<p class=\"figures\">peak allocated {:.2f} "
-        "{} · peak reserved {:.2f} {} · never freed in the trace {:.2f} {}</p>\n",
-        escape(d.label), static_cast<double>(d.peak_allocated) / scale, gib ? "GiB" : "MiB",
-        static_cast<double>(std::max<std::int64_t>(0, d.peak_reserved)) / scale,
-        gib ? "GiB" : "MiB", static_cast<double>(d.never_freed_bytes) / scale, gib ? "GiB" : "MiB");
+        "<h3>Memory over time, {}</h3>\n<p class=\"figures\">peak allocated {:.2f} {}{} · never "
+        "freed in the trace {:.2f} {}</p>\n",
+        escape(d.label), static_cast<double>(d.peak_allocated) / scale, unit, reserved_text,
+        static_cast<double>(d.never_freed_bytes) / scale, unit);
     out += render::html::draw(chart);
+    if (!chart.markers.empty()) {
+      out += "<p class=\"note\">Dashed lines: the start of each kept step.</p>\n";
+    }
   }
   return out;
 }
@@ -285,14 +341,16 @@ std::string finding_card(const Finding& f, std::size_t index) {
                             escape(e.label), e.value, escape(e.unit), events);
   }
   return fmt::format(
-      "<div class=\"finding {}\"><h3>{}. <span class=\"badge\">{}</span> {}</h3>\n"
+      "<div class=\"finding {}\" data-finding=\"{}:{}\"><h3>{}. <span class=\"badge\">{}</span> "
+      "{}</h3>\n"
       "<p class=\"meta\">{} · {} · rank {}</p>\n"
       "<table class=\"evidence\"><thead><tr><th>evidence</th><th>value</th><th>events it rests "
       "on</th></tr></thead><tbody>\n{}</tbody></table>\n"
       "<p><b>Fix:</b> {}</p>\n<p><b>Expected gain:</b> {}. "
       "<span class=\"note\">{}</span></p></div>\n",
-      escape(to_string(f.severity)), index, escape(to_string(f.severity)), escape(f.title),
-      escape(to_string(f.bottleneck)), escape(to_string(f.part)), f.rank, evidence, escape(f.fix),
+      escape(to_string(f.severity)), f.rank, index - 1, index, escape(to_string(f.severity)),
+      escape(f.title), escape(to_string(f.bottleneck)), escape(to_string(f.part)), f.rank, evidence,
+      escape(f.fix),
       render::saves_no_time(f.gain)
           ? escape(render::no_time_saved_wording(f))
           : fmt::format("{} per step likely ({}), up to {} ({})", format_ms(ms(f.gain.likely_ns)),
@@ -354,15 +412,18 @@ std::string rank_section(const RankReport& rank, int top, bool several) {
   std::string out = fmt::format("<section class=\"rank\" id=\"rank-{}\"><h2>Rank {} · {}</h2>\n",
                                 a.trace->rank, a.trace->rank, escape(a.trace->source_path));
   if (several) out += diagnosis_section(rank.diagnosis, top);
+  out += render::html::timeline_section(a, rank.diagnosis, several);
+  const bool gpu = !is_cpu_only(*a.trace);
+  const WindowSteps window{a.steps.kept().size()};
   out += "<h3>Step time</h3>\n" + step_time_chart(a);
-  out += step_breakdown_chart(a.step_breakdown);
+  out += step_breakdown_chart(a.step_breakdown, gpu);
   out += phases_chart(a.phases);
-  out += gpu_temporal_chart(a.gpu_temporal);
+  out += gpu_temporal_chart(a.gpu_temporal, window);
   out += busy_chart(a.busy_timeline);
-  out += top_kernels_chart(a.kernels, top);
-  out += operators_section(a.operators, top);
+  out += top_kernels_chart(a.kernels, top, window);
+  out += operators_section(a.operators, top, window, gpu);
   out += render::html::roofline_section(a.compute_efficiency, top);
-  out += memory_chart(a.memory);
+  out += memory_chart(a.memory, a.steps);
   return out + "</section>\n";
 }
 

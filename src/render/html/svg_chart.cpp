@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "render/html/html_escape.h"
+#include "render/name_cut.h"
+#include "render/nice_ticks.h"
 
 namespace stepscope::render::html {
 
@@ -20,21 +22,12 @@ constexpr double kBottom = 44;
 constexpr double kPlotWidth = kWidth - kLeft - kRight;
 constexpr double kPlotHeight = kHeight - kTop - kBottom;
 constexpr std::size_t kMaxXLabels = 16;
+// Ranked bar labels: longer names are cut in the middle, the full name is in a tooltip.
+constexpr std::size_t kMaxLabelCharacters = 46;
 
-// Round tick values (1, 2 or 5 times a power of ten) from 0 to at least `max`.
-std::vector<double> ticks(double max) {
-  if (!(max > 0) || !std::isfinite(max)) return {0, 1};
-  const double rough = max / 5;
-  const double power = std::pow(10.0, std::floor(std::log10(rough)));
-  double step = power;
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    step = m * power;
-    if (step >= rough) break;
-  }
-  std::vector<double> out;
-  for (double v = 0; v < max + step * 0.999; v += step) out.push_back(v);
-  return out;
-}
+using render::format_tick;
+using render::Ticks;
+using render::ticks_from_zero;
 
 std::string number(double v) {
   if (v == 0) return "0";
@@ -51,15 +44,15 @@ std::string open_svg(std::string_view id, std::string_view title, std::size_t ba
 }
 
 // Horizontal grid lines with their values, and the unit at the top of the axis.
-std::string y_axis(const std::vector<double>& tick_values, std::string_view unit) {
-  const double top = tick_values.back();
+std::string y_axis(const Ticks& ticks, std::string_view unit) {
+  const double top = ticks.values.back();
   std::string out;
-  for (double v : tick_values) {
+  for (double v : ticks.values) {
     const double y = kTop + kPlotHeight * (1 - v / top);
     out += fmt::format(
         "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>"
         "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
-        kLeft, kWidth - kRight, y, y, kLeft - 6, y + 4, number(v));
+        kLeft, kWidth - kRight, y, y, kLeft - 6, y + 4, format_tick(v, ticks));
   }
   out += fmt::format("<text class=\"unit\" x=\"{}\" y=\"{}\" text-anchor=\"start\">{}</text>\n",
                      kLeft, kTop - 10, escape(unit));
@@ -85,8 +78,8 @@ std::string draw(const BarChart& chart) {
   const std::size_t n = chart.categories.size();
   std::size_t bars = 0;
   std::string body;
-  const std::vector<double> tick_values = ticks(stacked_max(chart));
-  const double top = tick_values.back();
+  const Ticks ticks = ticks_from_zero(stacked_max(chart));
+  const double top = ticks.values.back();
   const double band = n == 0 ? kPlotWidth : kPlotWidth / static_cast<double>(n);
   const std::size_t label_every = std::max<std::size_t>(1, (n + kMaxXLabels - 1) / kMaxXLabels);
   const double group_width = std::min(band * 0.7, chart.grouped ? 120.0 : 64.0);
@@ -96,7 +89,9 @@ std::string draw(const BarChart& chart) {
           : group_width;
   for (std::size_t c = 0; c < n; ++c) {
     double base = 0;
-    const double x = kLeft + band * static_cast<double>(c) + (band - group_width) / 2;
+    // The bars and their label share the band's centre, however wide the band is.
+    const double centre = kLeft + band * (static_cast<double>(c) + 0.5);
+    const double x = centre - group_width / 2;
     for (std::size_t k = 0; k < chart.series.size(); ++k) {
       const Series& s = chart.series[k];
       const double v = c < s.values.size() ? std::max(0.0, s.values[c]) : 0.0;
@@ -114,12 +109,12 @@ std::string draw(const BarChart& chart) {
     }
     if (c % label_every == 0) {
       body += fmt::format(
-          "<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-          x + band * 0.35, kTop + kPlotHeight + 16, escape(chart.categories[c]));
+          "<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", centre,
+          kTop + kPlotHeight + 16, escape(chart.categories[c]));
     }
   }
   std::string out = open_svg(chart.id, chart.title, bars);
-  out += y_axis(tick_values, chart.unit);
+  out += y_axis(ticks, chart.unit);
   out += body;
   out +=
       fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
@@ -131,33 +126,36 @@ std::string draw(const BarChart& chart) {
 
 std::string draw(const RankedBars& chart) {
   constexpr double kRow = 22;
-  constexpr double kLabelWidth = 300;
-  const double height = kTop + kRow * static_cast<double>(chart.rows.size()) + 30;
+  constexpr double kLabelWidth = 330;
+  // Below the bars: the tick values, then the unit on a line of its own.
+  const double axis_y = kTop + kRow * static_cast<double>(chart.rows.size()) + 2;
+  const double height = axis_y + 40;
   double max = 0;
   for (const auto& [name, value] : chart.rows) max = std::max(max, value);
-  const std::vector<double> tick_values = ticks(max);
-  const double top = tick_values.back();
-  const double plot = kWidth - kLabelWidth - kRight - 60;
+  const Ticks ticks = ticks_from_zero(max);
+  const double top = ticks.values.back();
+  const double plot = kWidth - kLabelWidth - kRight - 40;
   std::string out = open_svg(chart.id, chart.title, chart.rows.size(), height);
-  for (double v : tick_values) {
+  for (double v : ticks.values) {
     const double x = kLabelWidth + plot * v / top;
     out += fmt::format(
         "<line class=\"grid\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{:.1f}\"/>"
         "<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
-        x, x, kTop, height - 24, x, height - 10, number(v));
+        x, x, kTop, axis_y, x, axis_y + 14, format_tick(v, ticks));
   }
-  out += fmt::format("<text class=\"unit\" x=\"{}\" y=\"{:.1f}\">{}</text>\n",
-                     kLabelWidth + plot + 8, height - 10, escape(chart.unit));
+  out += fmt::format(
+      "<text class=\"unit\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
+      kLabelWidth + plot / 2, axis_y + 32, escape(chart.unit));
   for (std::size_t r = 0; r < chart.rows.size(); ++r) {
     const auto& [name, value] = chart.rows[r];
     const double y = kTop + kRow * static_cast<double>(r);
-    const std::string shown = name.size() > 48 ? name.substr(0, 45) + "..." : name;
     out += fmt::format(
-        "<text class=\"label\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>"
-        "<rect class=\"bar\" x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
-        "<title>{}: {} {}</title></rect>"
+        "<text class=\"label\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\"><title>{}</title>{}"
+        "</text><rect class=\"bar\" x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" "
+        "fill=\"{}\"><title>{}: {} {}</title></rect>"
         "<text class=\"value\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
-        kLabelWidth - 6, y + 15, escape(shown), kLabelWidth, y + 3,
+        kLabelWidth - 6, y + 15, escape(name),
+        escape(render::shorten_name(name, kMaxLabelCharacters)), kLabelWidth, y + 3,
         std::max(0.5, plot * std::max(0.0, value) / top), kRow - 6, escape(chart.color),
         escape(name), number(value), escape(chart.unit),
         kLabelWidth + plot * std::max(0.0, value) / top + 4, y + 15, number(value));
@@ -170,30 +168,42 @@ std::string draw(const LineChart& chart) {
   double x_max = 0;
   double x_min = chart.x.empty() ? 0 : chart.x.front();
   for (double x : chart.x) x_max = std::max(x_max, x);
+  // The axis spans the markers too: a step that starts before the first sample still shows.
+  for (const Marker& m : chart.markers) {
+    x_min = std::min(x_min, m.x);
+    x_max = std::max(x_max, m.x);
+  }
   double y_max = 0;
   for (const Series& s : chart.series) {
     for (double v : s.values) y_max = std::max(y_max, v);
   }
-  const std::vector<double> tick_values = ticks(y_max);
-  const double top = tick_values.back();
+  const Ticks y_ticks = ticks_from_zero(y_max);
+  const double top = y_ticks.values.back();
   const double x_span = std::max(x_max - x_min, 1e-9);
+  auto x_of = [&](double x) { return kLeft + kPlotWidth * (x - x_min) / x_span; };
   std::string out = open_svg(chart.id, chart.title, 0);
-  out += y_axis(tick_values, chart.y_unit);
-  for (double v : ticks(x_span)) {
-    if (v > x_span * 1.0001) break;
-    const double x = kLeft + kPlotWidth * v / x_span;
+  out += y_axis(y_ticks, chart.y_unit);
+  // Round times (2000, 4000 ms), not the first sample's time plus multiples of a step.
+  const Ticks x_ticks = render::ticks_within(x_min, x_max);
+  for (double v : x_ticks.values) {
     out +=
         fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                    x, kTop + kPlotHeight + 16, number(v + x_min));
+                    x_of(v), kTop + kPlotHeight + 16, format_tick(v, x_ticks));
   }
   out +=
       fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                   kLeft + kPlotWidth / 2, kHeight - 6, escape(chart.x_unit));
+  for (const Marker& m : chart.markers) {
+    out += fmt::format(
+        "<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\">"
+        "<title>{3}</title></line>\n",
+        x_of(m.x), kTop, kTop + kPlotHeight, escape(m.label));
+  }
   for (const Series& s : chart.series) {
     std::string points;
     double previous_y = 0;
     for (std::size_t i = 0; i < chart.x.size() && i < s.values.size(); ++i) {
-      const double x = kLeft + kPlotWidth * (chart.x[i] - x_min) / x_span;
+      const double x = x_of(chart.x[i]);
       const double y = kTop + kPlotHeight * (1 - std::max(0.0, s.values[i]) / top);
       if (chart.steps && i > 0) points += fmt::format("{:.1f},{:.1f} ", x, previous_y);
       points += fmt::format("{:.1f},{:.1f} ", x, y);
@@ -211,7 +221,8 @@ std::string draw(const LineChart& chart) {
 
 std::string draw(const BusyStrips& chart) {
   constexpr double kRow = 26;
-  const double height = kTop + kRow * static_cast<double>(chart.rows.size()) + 30;
+  const double axis_y = kTop + kRow * static_cast<double>(chart.rows.size());
+  const double height = axis_y + 40;
   std::size_t bars = 0;
   std::string body;
   for (std::size_t r = 0; r < chart.rows.size(); ++r) {
@@ -234,15 +245,17 @@ std::string draw(const BusyStrips& chart) {
   }
   std::string out = open_svg(chart.id, chart.title, bars, height);
   out += body;
-  for (double v : ticks(chart.span_ms)) {
-    if (v > chart.span_ms * 1.0001) break;
+  const Ticks ticks = render::ticks_within(0, chart.span_ms);
+  for (double v : ticks.values) {
     const double x = kLeft + kPlotWidth * v / std::max(chart.span_ms, 1e-9);
     out += fmt::format(
         "<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x,
-        height - 12, number(v));
+        axis_y + 14, format_tick(v, ticks));
   }
-  out += fmt::format("<text class=\"unit\" x=\"{}\" y=\"{:.1f}\">ms</text>\n", kWidth - kRight - 14,
-                     height - 12);
+  out += fmt::format(
+      "<text class=\"axis-label\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"middle\">time in the "
+      "window (ms)</text>\n",
+      kLeft + kPlotWidth / 2, axis_y + 32);
   out += "</svg>\n";
   return out;
 }

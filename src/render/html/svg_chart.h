@@ -28,7 +28,8 @@ struct BarChart {
 };
 std::string draw(const BarChart& chart);
 
-// Horizontal bars for ranked names (top kernels, top ops), largest first.
+// Horizontal bars for ranked names (top kernels, top ops), largest first. A long name is cut in
+// the middle (its distinguishing tail stays) with the full name as the label's tooltip.
 struct RankedBars {
   std::string id;
   std::string title;
@@ -37,6 +38,12 @@ struct RankedBars {
   std::string color;
 };
 std::string draw(const RankedBars& chart);
+
+// A vertical line across the plot at `x` (a step boundary), its label as a tooltip.
+struct Marker {
+  double x = 0;
+  std::string label;
+};
 
 // Lines over x (drawn as steps when `steps`): memory over time.
 struct LineChart {
@@ -47,6 +54,7 @@ struct LineChart {
   std::string x_unit;
   std::string y_unit;
   bool steps = true;
+  std::vector<Marker> markers;
 };
 std::string draw(const LineChart& chart);
 

@@ -1,0 +1,98 @@
+#include "render/html/timeline_json.h"
+
+#include <fmt/format.h>
+
+#include "render/html/script_json.h"
+#include "render/html/timeline_colors.h"
+
+namespace stepscope::render::html {
+
+namespace {
+
+constexpr std::array<EventClass, kEventClassCount> kClasses = {
+    EventClass::kKernel,  EventClass::kMemcpy,
+    EventClass::kMemset,  EventClass::kAcceleratorKernel,
+    EventClass::kGpuSync, EventClass::kGpuAnnotation,
+    EventClass::kOp,      EventClass::kAnnotation,
+    EventClass::kRuntime, EventClass::kDriver,
+    EventClass::kPython,  EventClass::kProfilerSpan,
+    EventClass::kOther};
+
+template <typename Items, typename Write>
+void append_array(std::string& out, const Items& items, Write&& write) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += ',';
+    first = false;
+    write(item);
+  }
+  out += ']';
+}
+
+void append_events(std::string& out, const TimelineData& data) {
+  append_array(out, data.events, [&](const TimelineEvent& e) {
+    out +=
+        fmt::format("[{},{},{},{},{},{},{},{},{},{},{},{}]", e.lane, e.row,
+                    e.start_ns - data.origin_ns, e.dur_ns, e.name, static_cast<int>(e.event_class),
+                    e.step, e.phase, e.op, e.launch, e.frame, e.module);
+  });
+}
+
+void append_findings(std::string& out, const TimelineData& data) {
+  append_array(out, data.findings, [&](const TimelineFinding& f) {
+    out += fmt::format("{{\"index\":{},\"id\":", f.index);
+    append_script_json_string(out, f.id);
+    out += ",\"events\":";
+    append_array(out, f.events, [&](std::uint32_t k) { out += fmt::format("{}", k); });
+    out += ",\"spans\":";
+    append_array(out, f.spans, [&](const std::pair<std::int64_t, std::int64_t>& s) {
+      out += fmt::format("[{},{}]", s.first - data.origin_ns, s.second - data.origin_ns);
+    });
+    out += '}';
+  });
+}
+
+}  // namespace
+
+std::string timeline_json(const TimelineData& data) {
+  std::string out = fmt::format(
+      "{{\"rank\":{},\"origin_ns\":{},\"span_ns\":{},\"shown\":{},\"candidates\":{},\"lanes\":",
+      data.rank, data.origin_ns, data.end_ns - data.origin_ns, data.events.size(),
+      data.candidate_events);
+  append_array(out, data.lanes, [&](const TimelineLane& lane) {
+    out += '[';
+    append_script_json_string(out, lane.label);
+    out += fmt::format(",{},{}]", lane.device ? 1 : 0, lane.rows);
+  });
+  out += ",\"strings\":";
+  append_array(out, data.strings, [&](const std::string& s) { append_script_json_string(out, s); });
+  out += ",\"classes\":";
+  append_array(out, kClasses, [&](EventClass c) { append_script_json_string(out, to_string(c)); });
+  out += ",\"class_colors\":";
+  append_array(out, kClassColors, [&](std::string_view c) { append_script_json_string(out, c); });
+  out += ",\"phase_colors\":";
+  append_array(out, kPhaseColors, [&](std::string_view c) { append_script_json_string(out, c); });
+  out += ",\"highlight_color\":";
+  append_script_json_string(out, kHighlightColor);
+  out += ",\"phase_names\":";
+  append_array(out, std::vector<int>{0, 1, 2, 3, 4},
+               [&](int p) { append_script_json_string(out, to_string(static_cast<Phase>(p))); });
+  out += ",\"events\":";
+  append_events(out, data);
+  out += ",\"steps\":";
+  append_array(out, data.steps, [&](const TimelineStep& s) {
+    out += fmt::format("[{},{},{},\"{}\"]", s.number, s.start_ns - data.origin_ns,
+                       s.end_ns - data.origin_ns, to_string(s.why));
+  });
+  out += ",\"phases\":";
+  append_array(out, data.phases, [&](const TimelinePhaseSpan& p) {
+    out +=
+        fmt::format("[{},{},{}]", p.phase, p.start_ns - data.origin_ns, p.end_ns - data.origin_ns);
+  });
+  out += ",\"findings\":";
+  append_findings(out, data);
+  return out + '}';
+}
+
+}  // namespace stepscope::render::html
