@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "render/gain_wording.h"
 #include "render/text_format.h"
 #include "stepscope/job/job_report.h"
 
@@ -100,9 +101,14 @@ std::string render_job_text(const JobAnalysis& job, int top) {
         }
       }
       out += "     fix: " + printable(f.fix, 600) + "\n";
-      out += fmt::format("     gain: likely {} ms/step ({}), {}\n",
-                         ms(static_cast<double>(f.gain.likely_ns)),
-                         format_percent(f.gain.likely_share), printable(f.gain.method, 200));
+      if (render::saves_no_time(f.gain)) {
+        out += fmt::format("     gain: {}; {}\n", render::no_time_saved_wording(f),
+                           printable(f.gain.method, 200));
+      } else {
+        out += fmt::format("     gain: likely {} ms/step ({}), {}\n",
+                           ms(static_cast<double>(f.gain.likely_ns)),
+                           format_percent(f.gain.likely_share), printable(f.gain.method, 200));
+      }
     }
   }
   out += rank_table_text(job);
