@@ -12,6 +12,7 @@
 #include "memory_command.h"
 #include "merge_command.h"
 #include "monitor_command.h"
+#include "plan_command.h"
 #include "report_command.h"
 #include "rules_command.h"
 #include "scaling_command.h"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   cli::register_analyze_command(app, exit_status);
   cli::register_diff_command(app, exit_status);
   cli::register_memory_command(app, exit_status);
+  cli::register_plan_command(app, exit_status);
   cli::register_report_command(app, exit_status);
   cli::register_rules_command(app, exit_status);
   cli::register_monitor_command(app, exit_status);

@@ -6,6 +6,7 @@ subtly broken variants of them. Deterministic; a few hundred kilobytes at most.
     python3 fuzz/make_corpus.py --analyze build/fuzz/corpus-analyze   # with fuzz_analyze's
                                                              # two option bytes in front
     python3 fuzz/make_corpus.py --snapshot build/fuzz/corpus-snapshot # memory-snapshot pickles
+    python3 fuzz/make_corpus.py --plan build/fuzz/corpus-plan   # memory-plan measurements
 """
 
 from __future__ import annotations
@@ -602,6 +603,63 @@ def snapshot_seeds() -> Iterator[tuple[str, bytes]]:
     yield "not-a-snapshot", pickle.dumps({"a": [1, 2.5, None, True, (1, 2)], "b": b"xy"})
 
 
+def plan_measurement(**changes: Any) -> dict[str, Any]:
+    """A measurement document as stepscope.torch.memory_plan saves it (schema 1)."""
+    timing = {"forward_ms": 6.5, "backward_ms": 13.0, "optimizer_ms": 2.1, "blocks_forward_ms": 5}
+    document: dict[str, Any] = {
+        "schema": "stepscope.plan_measurement",
+        "schema_version": 1,
+        "device": "cpu",
+        "optimizer": "AdamW",
+        "parameter_count": 3630090,
+        "parameter_bytes": 14520360,
+        "gradient_bytes": 14520360,
+        "optimizer_state_bytes": 29040728,
+        "batch_a": 8,
+        "peak_a_bytes": 61437952,
+        "batch_b": 16,
+        "peak_b_bytes": 78245888,
+        "optimizer_peak_bytes": 74469376,
+        "capacity_bytes": 24696061952,
+        "repeated_blocks": 4,
+        "timing_a": dict(timing, forward_ms=3.5),
+        "timing_b": timing,
+        "notes": ["measured on the CPU"],
+    }
+    document.update(changes)
+    return document
+
+
+def plan_seeds() -> Iterator[tuple[str, str]]:
+    """Plan measurements: valid ones of several shapes, then cut and mistyped variants."""
+    valid = {
+        "plan-cpu": plan_measurement(),
+        "plan-cuda": plan_measurement(device="cuda", optimizer="SGD momentum"),
+        "plan-untimed": plan_measurement(
+            timing_a={"forward_ms": 0, "backward_ms": 0, "optimizer_ms": 0, "blocks_forward_ms": 0}
+        ),
+        "plan-nothing-fits": plan_measurement(capacity_bytes=1000),
+        "plan-flat": plan_measurement(peak_b_bytes=61437952, repeated_blocks=0),
+        "plan-huge": plan_measurement(parameter_count=2**59, capacity_bytes=2**60),
+        "plan-largest-allowed": plan_measurement(
+            batch_a=2**18 - 1,
+            batch_b=2**18,
+            peak_a_bytes=1,
+            peak_b_bytes=2**44,
+            capacity_bytes=2**44,
+            repeated_blocks=2**18,
+        ),
+    }
+    rng = random.Random(19)
+    for name, document in valid.items():
+        text = json.dumps(document)
+        yield name, text
+        yield from broken_variants(name, text, rng)
+    yield "plan-string-number", json.dumps(plan_measurement(batch_a="8"))
+    yield "plan-unknown-field", json.dumps(plan_measurement(extra=1))
+    yield "plan-batches-equal", json.dumps(plan_measurement(batch_a=16))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -615,6 +673,11 @@ def main() -> None:
     parser.add_argument(
         "--snapshot", action="store_true", help="memory-snapshot pickles instead of JSON traces"
     )
+    parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="memory-plan measurements, with fuzz_plan_measurement's option byte in front",
+    )
     options = parser.parse_args()
     options.corpus.mkdir(parents=True, exist_ok=True)
     count = 0
@@ -623,6 +686,15 @@ def main() -> None:
             digest = hashlib.sha1(blob).hexdigest()[:12]
             (options.corpus / f"{name}-{digest}.pickle").write_bytes(blob)
             count += 1
+        print(f"wrote {count} seeds to {options.corpus}")
+        return
+    if options.plan:
+        for name, text in plan_seeds():
+            for prefix in (b"\x00", b"\x37"):  # one GPU; 8 GPUs and an effective batch of 111
+                blob = prefix + text.encode("utf-8", "surrogatepass")
+                digest = hashlib.sha1(blob).hexdigest()[:12]
+                (options.corpus / f"{name}-{digest}.json").write_bytes(blob)
+                count += 1
         print(f"wrote {count} seeds to {options.corpus}")
         return
     for name, text in seeds():

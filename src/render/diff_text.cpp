@@ -95,16 +95,20 @@ void finding_list(std::string& out, std::string_view title,
                   const std::vector<FindingChange>& findings) {
   if (findings.empty()) return;
   out += heading(title);
+  // A finding that saves no time (a memory finding) says so instead of "0.000 ms".
+  auto likely_gain = [](std::int64_t ns) {
+    return ns > 0 ? fmt::format("likely gain {}/step", ms(static_cast<double>(ns)))
+                  : std::string("no time saved");
+  };
   for (const FindingChange& f : findings) {
     std::string gain;
     if (!f.severity_before.empty()) {
-      gain += fmt::format("before {} (likely gain {}/step)", f.severity_before,
-                          ms(static_cast<double>(f.likely_gain_before_ns)));
+      gain +=
+          fmt::format("before {} ({})", f.severity_before, likely_gain(f.likely_gain_before_ns));
     }
     if (!f.severity_after.empty()) {
       if (!gain.empty()) gain += " → ";
-      gain += fmt::format("after {} (likely gain {}/step)", f.severity_after,
-                          ms(static_cast<double>(f.likely_gain_after_ns)));
+      gain += fmt::format("after {} ({})", f.severity_after, likely_gain(f.likely_gain_after_ns));
     }
     out += fmt::format("  {} [rank {}] {}: {}{}\n", printable(f.id, 40), f.rank,
                        printable(f.title, 70), gain, figure_text(f.figure));

@@ -11,7 +11,17 @@ from pathlib import Path
 import pytest
 from conftest import kineto_trace, write_trace
 
-COMMANDS = ["analyze", "report", "diff", "memory", "monitor", "summarize", "merge", "scaling"]
+COMMANDS = [
+    "analyze",
+    "report",
+    "diff",
+    "memory",
+    "plan",
+    "monitor",
+    "summarize",
+    "merge",
+    "scaling",
+]
 
 
 def cli() -> str:

@@ -141,6 +141,12 @@ def test_growing_list_of_losses_is_diagnosed(tmp_path: Path) -> None:
     assert "memory-growth" in [finding.id for finding in report.findings], str(report)
     # A run heading for out-of-memory: that is the verdict.
     assert report.findings[0].id == "memory-growth"
+    # On a CPU trace: no CUDA-only tool advised, and no "0.0 µs" of gain promised.
+    fix = report.findings[0].fix
+    assert "torch.cuda" not in fix and "expandable_segments" not in fix, fix
+    text = str(report)
+    assert "expected gain: no time saved; avoids running out of memory" in text, text
+    assert "expected gain: 0" not in text
 
 
 def test_too_few_steps_says_why(tmp_path: Path) -> None:

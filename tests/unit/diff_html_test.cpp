@@ -44,6 +44,25 @@ TEST(DiffHtml, VerdictChartsAndEscapedNames) {
   EXPECT_EQ(scripts, 1U);
 }
 
+// A finding that promises no time (memory growth) reads "no time saved", never a zero gain.
+TEST(DiffHtml, AFindingThatSavesNoTimeSaysSo) {
+  DiffResult d;
+  d.findings_resolved = {
+      FindingChange{"memory-growth", "CPU memory grows", 0, "high", "", 0, 0, {}}};
+  d.findings_persisting = {
+      FindingChange{"input-bound", "The GPU waits", 0, "high", "high", 0, 5'000'000, {}}};
+  const std::string html = render_diff_html(d);
+  EXPECT_NE(html.find("before: high, no time saved</span>"), std::string::npos) << html;
+  EXPECT_NE(html.find("before: high, no time saved → after: high, likely gain 5.000 ms per step"),
+            std::string::npos)
+      << html;
+  const std::string text = render_diff_text(d, 10);
+  EXPECT_NE(text.find("before high (no time saved)"), std::string::npos) << text;
+  EXPECT_NE(text.find("before high (no time saved) → after high (likely gain 5.000 ms/step)"),
+            std::string::npos)
+      << text;
+}
+
 // A CPU-only pair: no kernel heading with nothing under it, no device columns of zeros; a
 // persisting finding shows its figure on both sides, escaped.
 TEST(DiffHtml, CpuPairHasNoEmptyKernelSectionAndPersistingShowsBothFigures) {

@@ -279,3 +279,27 @@ TEST(HtmlReport, RooflineEscapesTheOpNameInItsTitle) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+// A finding that saves no step time (memory growing every step) says so in words on the page.
+TEST(HtmlReport, AFindingThatSavesNoTimeSaysSoInWords) {
+  testing::TraceFixture fixture;
+  std::int64_t allocated = 0;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.op("aten::mul", t0 + 150, 20);
+    allocated += 8 << 20;
+    fixture.memory(t0 + 160, 0x100000 + s * 0x1000, 8 << 20, allocated, 0, 0, -1);
+  }
+  const std::string html = render_html(report_of(fixture), 10);
+  ASSERT_NE(html.find("memory grows"), std::string::npos);
+  EXPECT_NE(html.find("<b>Expected gain:</b> no time saved; avoids running out of memory."),
+            std::string::npos);
+  EXPECT_EQ(html.find("<b>Expected gain:</b> 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stepscope

@@ -70,3 +70,32 @@ TEST(JobHtml, EscapesEveryStringFromTheTraces) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+// A job finding that saves no step time says so in words, in the page and in the terminal.
+TEST(JobHtml, AFindingThatSavesNoTimeSaysSoInWords) {
+  job::JobAnalysis job;
+  job.summaries.resize(1);
+  job.ranks.resize(1);
+  job::JobFinding growth;
+  growth.finding.id = "memory-growth";
+  growth.finding.title = "GPU 0 memory grows 8.0 MiB every step";
+  growth.finding.bottleneck = Bottleneck::kMemoryCapacity;
+  growth.finding.gain.method = "no time to gain per step";
+  growth.ranks = {0};
+  job.findings.push_back(growth);
+  const std::string html = job::render_job_html_section(job);
+  EXPECT_NE(html.find("<br>no time saved; avoids running out of memory</li>"), std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("likely gain 0"), std::string::npos);
+  const std::string text = job::render_job_text(job, 10);
+  EXPECT_NE(text.find("gain: no time saved; avoids running out of memory; no time to gain"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("likely 0.00 ms"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stepscope

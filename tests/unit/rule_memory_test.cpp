@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "render/terminal/diagnosis_text.h"
 #include "stepscope/diagnosis/diagnose.h"
 #include "support/findings.h"
 #include "support/trace_fixture.h"
@@ -51,6 +52,17 @@ TEST(RuleMemoryGrowth, MemoryKeptAcrossStepsIsFoundWithTheAllocatingOp) {
   EXPECT_EQ(finding->evidence[2].events[0].count, 4);
   ASSERT_EQ(finding->evidence.size(), 4U);  // with the steps left until the device is full
   EXPECT_GT(finding->evidence[3].value, 0.0);
+  EXPECT_NE(finding->fix.find("_record_memory_history"), std::string::npos);  // GPU memory
+}
+
+// A finding that saves no step time says so in words, never "expected gain: 0.0 µs".
+TEST(RuleMemoryGrowth, TheTerminalReportSaysNoTimeIsSaved) {
+  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_memory(8 * kMiB));
+  const std::string text = render::render_text(diagnosis, 10);
+  EXPECT_NE(text.find("expected gain: no time saved; avoids running out of memory"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("expected gain: 0"), std::string::npos) << text;
 }
 
 TEST(RuleMemoryGrowth, StableMemoryIsFine) {
@@ -129,6 +141,10 @@ TEST(RuleMemoryGrowth, HostMemoryGrowthIsFoundToo) {
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->title, "CPU memory grows 4.0 MiB every step");
   EXPECT_EQ(finding->evidence[2].events.at(0).name, "aten::mul");
+  // No CUDA-only tool is recommended for host memory.
+  EXPECT_EQ(finding->fix.find("torch.cuda"), std::string::npos) << finding->fix;
+  EXPECT_EQ(finding->fix.find("expandable_segments"), std::string::npos) << finding->fix;
+  EXPECT_NE(finding->fix.find("with_stack=True"), std::string::npos) << finding->fix;
   EXPECT_EQ(testing::find_finding(diagnosis, "reserved-unused"), nullptr);
   // A run heading for out-of-memory: that is the verdict, whatever else the trace shows.
   EXPECT_EQ(diagnosis.bottleneck, Bottleneck::kMemoryCapacity);

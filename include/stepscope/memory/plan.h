@@ -14,6 +14,22 @@
 
 namespace stepscope::memory {
 
+// The sharding rows' communication time assumes this bus bandwidth (GB/s = 1e9 bytes/s, the
+// nccl-tests "busbw" convention) unless told otherwise: below NVLink on an H100 (~350 GB/s
+// all-gather busbw), well above PCIe or a single 100 Gb/s network link (12.5 GB/s).
+inline constexpr double kDefaultLinkGBps = 100.0;
+
+// Wall time of one training step's parts, in milliseconds (synchronised on a GPU, after a
+// warm-up). 0 everywhere: not timed, and no cost is estimated.
+struct StepTiming {
+  double forward_ms = 0;
+  double backward_ms = 0;  // loss and backward
+  double optimizer_ms = 0;
+  double blocks_forward_ms = 0;  // inside the repeated blocks' forward (checkpointing recomputes)
+  [[nodiscard]] double total_ms() const { return forward_ms + backward_ms + optimizer_ms; }
+  [[nodiscard]] bool measured() const { return total_ms() > 0; }
+};
+
 struct PlanMeasurement {
   std::int64_t parameter_count = 0;
   std::int64_t parameter_bytes = 0;
@@ -31,8 +47,16 @@ struct PlanMeasurement {
   std::int64_t optimizer_peak = 0;
   std::int64_t capacity_bytes = 0;   // the device (or, on the CPU, the memory available)
   std::int64_t repeated_blocks = 0;  // blocks activation checkpointing would wrap; 0: none found
-  int shards = 1;                    // GPUs for ZeRO / FSDP
-  double safety_margin = 0.10;       // of the capacity, kept free
+  std::string device = "cpu";        // "cpu" or "cuda": where the steps ran (for the costs)
+  std::vector<std::string> notes;    // how the figures were measured, shown under the table
+  StepTiming timing_a;               // timed steps at batch_a and batch_b (not under the profiler)
+  StepTiming timing_b;
+  // Options of the plan, not measured: ZeRO / FSDP rows, the margin kept free, the effective
+  // batch of the accumulation row (0: batch_b) and the link bandwidth for the sharding costs.
+  int shards = 1;
+  double safety_margin = 0.10;
+  std::int64_t effective_batch = 0;
+  double link_gbps = kDefaultLinkGBps;
 };
 
 // One setting's estimate. Forward and backward peak at fixed + per_sample * batch; the
@@ -43,8 +67,16 @@ struct PlanRow {
   std::int64_t fixed_bytes = 0;  // estimated: forward/backward without the batch
   std::int64_t per_sample_bytes = 0;      // estimated: activations per sample
   std::int64_t optimizer_peak_bytes = 0;  // estimated: the optimizer step's peak
-  std::int64_t predicted_peak_bytes = 0;  // estimated, at the measured batch_b
+  std::int64_t batch = 0;                 // the batch of predicted_peak_bytes: batch_b, or the
+                                          // accumulation row's micro-batch
+  std::int64_t predicted_peak_bytes = 0;  // estimated, at `batch`
   std::int64_t largest_batch = 0;         // estimated: fits capacity * (1 - margin); 0: none fits
+  // Step time it adds (negative: saves), estimated, per step of batch_b (the accumulation row:
+  // per step of the effective batch). NaN: not estimated; cost_basis then says why.
+  double cost_ms = 0;
+  double cost_share = 0;   // of the measured step (the accumulation row: of one effective step)
+  std::string cost_basis;  // the measured figures the cost rests on, or why there is none
+  std::int64_t accumulation_steps = 0;  // the accumulation row: micro-steps per effective batch
 };
 
 struct MemoryPlan {
@@ -79,5 +111,7 @@ Result<MemoryPlan> plan_memory(const PlanMeasurement& measured);
 
 // The table for a terminal: one row per technique, every figure marked estimated.
 std::string render_plan_text(const MemoryPlan& plan);
+// The same plan as JSON (schema "stepscope.memory_plan", docs/memory-plan.md).
+std::string render_plan_json(const MemoryPlan& plan);
 
 }  // namespace stepscope::memory

@@ -44,17 +44,19 @@ from ._lab import LabResult, LabRun, lab
 from ._latency import LatencyResult, latency
 from ._loader import LoaderVsCompute, StepTiming, loader_vs_compute
 from ._memory import (
+    MEMORY_CONCERN_FLOOR,
     MemoryBreakdown,
     MemoryPhases,
     PhaseMemory,
     estimate_training_memory,
     memory_phases,
 )
-from ._memory_plan import MemoryPlan, PlanRow, memory_plan
+from ._memory_plan import MemoryPlan, PlanRow, StepTimes, memory_plan, plan_from_measurement
 from ._profile import Profile, ProfileOverhead, ProfileTooShortError, ProfileWarning, profile
 from ._results import Conditions, MeasurementWarning, Stats
 
 __all__ = [
+    "MEMORY_CONCERN_FLOOR",
     "BatchPoint",
     "BatchSweep",
     "BenchmarkResult",
@@ -77,6 +79,7 @@ __all__ = [
     "ProfileTooShortError",
     "ProfileWarning",
     "Stats",
+    "StepTimes",
     "StepTiming",
     "benchmark",
     "estimate_training_memory",
@@ -87,5 +90,6 @@ __all__ = [
     "memory_phases",
     "memory_plan",
     "monitor",
+    "plan_from_measurement",
     "profile",
 ]

@@ -152,7 +152,11 @@ class MemoryPhases(ResultMixin):
     parameters: int
     peak_allocated_bytes: int | None
     peak_reserved_bytes: int | None
-    verdict: str  # "activations", "optimizer_state", "parameters_and_gradients", "fragmentation"
+    # "activations", "optimizer_state", "parameters_and_gradients", "fragmentation", or
+    # "not_a_concern" when the step's memory is under MEMORY_CONCERN_FLOOR of the capacity.
+    verdict: str
+    dominant: str  # what holds the most memory, whatever the verdict
+    capacity_bytes: int | None  # the GPU's total memory, or the machine's RAM on the CPU
     advice: tuple[str, ...]
     notes: tuple[str, ...]
     conditions: Conditions
@@ -188,6 +192,30 @@ class MemoryPhases(ResultMixin):
         lines += [f"  - {a}" for a in self.advice]
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+# Below this share of the capacity (the GPU's memory, or the machine's RAM on the CPU), the
+# step's parameters, gradients, optimizer state and activations together are no memory problem:
+# 25 MiB of optimizer state in a 16 GiB machine needs no advice.
+MEMORY_CONCERN_FLOOR = 0.10
+
+
+def _machine_memory_bytes() -> int | None:
+    """MemTotal (Linux), else None."""
+    try:
+        found = re.search(r"^MemTotal:\s+(\d+)\s+kB", Path("/proc/meminfo").read_text(), re.M)
+    except OSError:
+        return None
+    return int(found.group(1)) * 1024 if found else None
+
+
+def _not_a_concern_advice(total: int, capacity: int, dominant: str) -> tuple[str, ...]:
+    return (
+        f"memory is not a concern: parameters, gradients, optimizer state and activations hold "
+        f"{total / 2**20:,.2f} MiB, {total / capacity:.1%} of {capacity / 2**30:,.2f} GiB "
+        f"(under the {MEMORY_CONCERN_FLOOR:.0%} floor); the largest part is "
+        f"{dominant.replace('_', ' ')}, and no change is needed for memory",
+    )
 
 
 # Fragmentation: the allocator reserves this much more than the peak of live tensors.
@@ -230,6 +258,7 @@ def memory_phases(
     *,
     device: torch.device | str | None = None,
     steps: int = 2,
+    capacity_bytes: int | None = None,
 ) -> MemoryPhases:
     """Run `steps` real training steps on `batch` = ``(inputs, target)`` and measure memory
     after each phase: moving data, forward, loss, backward, optimizer step and zero_grad.
@@ -239,7 +268,9 @@ def memory_phases(
     None, and the process' resident memory is given instead. Everywhere: the bytes of
     parameters, gradients (after backward), optimizer state (after the step) and activations
     (tensors autograd saves for backward, found with saved-tensor hooks, parameters left out),
-    from the last step; the verdict is what dominates, with advice.
+    from the last step; the verdict is what dominates, with advice, unless all of it is under
+    ``MEMORY_CONCERN_FLOOR`` (10 %) of `capacity_bytes` (default: the GPU's total memory, or the
+    machine's RAM on the CPU): then the verdict is ``"not_a_concern"`` and nothing is advised.
     """
     if steps < 1:
         raise ValueError("memory_phases: steps must be >= 1")
@@ -306,7 +337,8 @@ def memory_phases(
         "optimizer_state": breakdown.optimizer_state_bytes,
         "parameters_and_gradients": breakdown.parameters_bytes + breakdown.gradients_bytes,
     }
-    verdict = max(kinds, key=lambda kind: kinds[kind])
+    dominant = max(kinds, key=lambda kind: kinds[kind])
+    verdict = dominant
     notes: list[str] = []
     if (
         cuda
@@ -324,6 +356,19 @@ def memory_phases(
             "(torch.cuda memory statistics): the sizes of parameters, gradients, optimizer state "
             "and activations are exact, process_rss_bytes is the whole process"
         )
+    capacity = capacity_bytes or (
+        int(torch.cuda.get_device_properties(where).total_memory)
+        if cuda
+        else _machine_memory_bytes()
+    )
+    advice = ADVICE[verdict]
+    if (
+        verdict != "fragmentation"
+        and capacity
+        and breakdown.total_bytes < MEMORY_CONCERN_FLOOR * capacity
+    ):
+        verdict = "not_a_concern"
+        advice = _not_a_concern_advice(breakdown.total_bytes, capacity, dominant)
     return MemoryPhases(
         phases=tuple(rows),
         breakdown=breakdown,
@@ -331,7 +376,9 @@ def memory_phases(
         peak_allocated_bytes=peak_allocated if cuda else None,
         peak_reserved_bytes=peak_reserved if cuda else None,
         verdict=verdict,
-        advice=ADVICE[verdict],
+        dominant=dominant,
+        capacity_bytes=capacity,
+        advice=advice,
         notes=tuple(notes),
         conditions=Conditions.capture(where, dtype=first.dtype if first is not None else None),
     )

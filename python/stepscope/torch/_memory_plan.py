@@ -9,6 +9,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 import torch
 
-from .. import _core
+from .. import _core, _write_atomically
 from ._batch import batch_size_of, call_model, to_device
 from ._memory import _state_tensors, _tensor_bytes, process_rss_bytes
 from ._timing import synchronize
@@ -24,25 +25,66 @@ from ._timing import synchronize
 
 @dataclass(frozen=True)
 class PlanRow:
-    """One technique's estimate: the peak at the measured batch and the largest batch that fits
-    (``-1``: activations did not grow with the batch, so they set no bound)."""
+    """One technique's estimate: the peak at `batch` (the measured larger batch, or the
+    accumulation row's micro-batch), the largest batch that fits (``-1``: activations did not
+    grow with the batch, so they set no bound) and the step time it adds (``None``: not
+    estimated; `cost_basis` says why, or which measured figures the estimate rests on)."""
 
     technique: str
     assumption: str
+    batch: int
     fixed_bytes: int  # forward and backward without the batch
     per_sample_bytes: int
     optimizer_peak_bytes: int
     predicted_peak_bytes: int
     largest_batch: int
+    step_cost_ms: float | None  # estimated, per step; negative: saves time
+    step_cost_share: float | None  # of the measured step
+    cost_basis: str
+    accumulation_steps: int  # the accumulation row: micro-steps per effective batch
 
     def peak_at(self, batch: int) -> int:
         """Estimated peak at `batch` samples: forward/backward or the optimizer step."""
         return max(self.fixed_bytes + self.per_sample_bytes * batch, self.optimizer_peak_bytes)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PlanRow:
+        return cls(
+            technique=str(data["technique"]),
+            assumption=str(data["assumption"]),
+            batch=int(data["batch"]),
+            fixed_bytes=int(data["fixed_bytes"]),
+            per_sample_bytes=int(data["per_sample_bytes"]),
+            optimizer_peak_bytes=int(data["optimizer_peak_bytes"]),
+            predicted_peak_bytes=int(data["predicted_peak_bytes"]),
+            largest_batch=int(data["largest_batch"]),
+            step_cost_ms=None if data["step_cost_ms"] is None else float(data["step_cost_ms"]),
+            step_cost_share=(
+                None if data["step_cost_share"] is None else float(data["step_cost_share"])
+            ),
+            cost_basis=str(data["cost_basis"]),
+            accumulation_steps=int(data["accumulation_steps"]),
+        )
+
+
+@dataclass(frozen=True)
+class StepTimes:
+    """Wall time of a training step's parts at one batch size, in ms (the fastest of the timed
+    steps, part by part)."""
+
+    forward_ms: float
+    backward_ms: float  # loss and backward
+    optimizer_ms: float
+    blocks_forward_ms: float  # inside the repeated blocks' forward
+
+    def as_tuple(self) -> tuple[float, float, float, float]:
+        return (self.forward_ms, self.backward_ms, self.optimizer_ms, self.blocks_forward_ms)
+
 
 @dataclass(frozen=True)
 class MemoryPlan:
-    """The measured figures and one estimated row per technique (the current setting first)."""
+    """The measured figures and one estimated row per technique (the current setting first,
+    the gradient-accumulation row last)."""
 
     parameters: int
     parameter_bytes: int
@@ -53,9 +95,13 @@ class MemoryPlan:
     optimizer_peak_bytes: int
     capacity_bytes: int
     memory_kind: str  # what the peaks and the capacity measure
+    times: tuple[StepTimes, StepTimes]  # at each batch size
+    effective_batch: int
     rows: tuple[PlanRow, ...]
-    text: str
+    text: str  # the terminal table, as `stepscope plan` prints it
+    json: str  # the plan as JSON, as `stepscope plan --json` writes it
     notes: tuple[str, ...]
+    measurement: str  # the measurement document `stepscope plan` reads
 
     def row(self, prefix: str) -> PlanRow:
         """The first row whose technique starts with `prefix`."""
@@ -64,8 +110,13 @@ class MemoryPlan:
                 return row
         raise KeyError(prefix)
 
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the measurement (schema ``stepscope.plan_measurement``) atomically, for
+        ``stepscope plan PATH``."""
+        _write_atomically(os.fspath(path), self.measurement)
+
     def __str__(self) -> str:
-        return "\n".join([self.text.rstrip(), *(f"note: {n}" for n in self.notes)])
+        return self.text.rstrip()
 
 
 def _slice_batch(value: Any, size: int) -> Any:
@@ -79,16 +130,24 @@ def _slice_batch(value: Any, size: int) -> Any:
     return value
 
 
-def repeated_blocks(model: torch.nn.Module) -> int:
+def repeated_block_modules(model: torch.nn.Module) -> list[torch.nn.Module]:
     """The most children of one class in any ModuleList or Sequential: the blocks activation
-    checkpointing would wrap (0 when there are none)."""
-    best = 0
+    checkpointing would wrap (none when no class repeats)."""
+    best: list[torch.nn.Module] = []
     for module in model.modules():
         if isinstance(module, torch.nn.ModuleList | torch.nn.Sequential):
-            counts = collections.Counter(type(child) for child in module.children())
+            children = list(module.children())
+            counts = collections.Counter(type(child) for child in children)
             if counts:
-                best = max(best, max(counts.values()))
-    return best if best >= 2 else 0
+                kind, count = counts.most_common(1)[0]
+                if count > len(best):
+                    best = [child for child in children if type(child) is kind]
+    return best if len(best) >= 2 else []
+
+
+def repeated_blocks(model: torch.nn.Module) -> int:
+    """How many blocks activation checkpointing would wrap (0 when there are none)."""
+    return len(repeated_block_modules(model))
 
 
 def _optimizer_name(optimizer: torch.optim.Optimizer) -> str:
@@ -173,6 +232,71 @@ def step_peaks(
     return peaks[0], peaks[1], gradients
 
 
+def _time_step(
+    model: torch.nn.Module,
+    batch: Any,
+    loss_fn: Callable[[Any, Any], torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    where: torch.device,
+    blocks: list[torch.nn.Module],
+) -> StepTimes:
+    """Wall time of one training step's parts (synchronised on a GPU, perf_counter), and of the
+    blocks' forward, summed through forward hooks."""
+    inputs, target = to_device(batch, where)
+    starts: list[float] = []
+    inside = [0.0]
+
+    def before(_module: torch.nn.Module, _args: Any) -> None:
+        synchronize(where)
+        starts.append(time.perf_counter())
+
+    def after(_module: torch.nn.Module, _args: Any, _output: Any) -> None:
+        synchronize(where)
+        inside[0] += time.perf_counter() - starts.pop()
+
+    handles = [b.register_forward_pre_hook(before) for b in blocks]
+    handles += [b.register_forward_hook(after) for b in blocks]
+    try:
+        synchronize(where)
+        start = time.perf_counter()
+        output = call_model(model, inputs)
+        synchronize(where)
+        forward_end = time.perf_counter()
+    finally:
+        for handle in handles:
+            handle.remove()
+    loss_fn(output, target).backward()
+    synchronize(where)
+    backward_end = time.perf_counter()
+    optimizer.step()
+    synchronize(where)
+    step_end = time.perf_counter()
+    optimizer.zero_grad(set_to_none=True)
+    return StepTimes(
+        forward_ms=(forward_end - start) * 1e3,
+        backward_ms=(backward_end - forward_end) * 1e3,
+        optimizer_ms=(step_end - backward_end) * 1e3,
+        blocks_forward_ms=inside[0] * 1e3,
+    )
+
+
+def step_times(
+    model: torch.nn.Module,
+    batch: Any,
+    loss_fn: Callable[[Any, Any], torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    where: torch.device,
+    blocks: list[torch.nn.Module],
+    repeats: int = 5,
+) -> StepTimes:
+    """The fastest of `repeats` timed training steps, part by part, after one untimed step at
+    this batch size (allocator and kernel caches, the profiler's teardown). The fastest, not
+    the median: on a shared machine the other processes only ever add time."""
+    _time_step(model, batch, loss_fn, optimizer, where, [])
+    runs = [_time_step(model, batch, loss_fn, optimizer, where, blocks) for _ in range(repeats)]
+    return StepTimes(*(min(run.as_tuple()[part] for run in runs) for part in range(4)))
+
+
 def _inputs_of(value: Any) -> list[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         return [value]
@@ -192,18 +316,31 @@ def memory_plan(
     shards: int = 1,
     capacity_bytes: int | None = None,
     safety_margin: float = 0.10,
+    effective_batch: int | None = None,
+    link_gbps: float | None = None,
+    timing_repeats: int = 5,
+    save: str | os.PathLike[str] | None = None,
     device: torch.device | str | None = None,
 ) -> MemoryPlan:
     """Measure real training steps on `batch` = ``(inputs, target)`` and on its first
-    `smaller_batch` samples (default half), then estimate each technique's peak.
+    `smaller_batch` samples (default half), then estimate each technique's peak and step-time
+    cost.
 
     One warm-up step at the smaller batch creates the optimizer state; then one step at each
     batch size is measured (the weights change, as in training), forward+backward and the
     optimizer step apart. The peaks are ``torch.cuda.max_memory_allocated`` on a GPU; on the CPU
     the tensor memory of the profiler's [memory] records, and the capacity is the memory
-    available to the process: the CPU plan says so in its notes. `shards` adds ZeRO / FSDP rows
-    for that many GPUs. Every predicted figure is an estimate: forward and backward linear in
-    the batch size, the optimizer step's peak independent of it.
+    available to the process: the CPU plan says so in its notes. Then, after one untimed step,
+    `timing_repeats` steps at each batch size are timed without the profiler (the fastest of
+    each part: forward, loss and backward, optimizer step, and the repeated blocks' forward),
+    synchronised on a GPU.
+
+    `shards` adds ZeRO / FSDP rows for that many GPUs, costed at `link_gbps` GB/s of bus
+    bandwidth (default ``_core.default_link_gbps``); `effective_batch` (default: the batch) is
+    what the gradient-accumulation row splits into micro-batches that fit. `save` writes the
+    measurement for ``stepscope plan PATH`` (as :meth:`MemoryPlan.save`). Every predicted
+    figure is an estimate: forward and backward linear in the batch size, the optimizer step's
+    peak independent of it.
     """
     size = batch_size_of(batch)
     if size is None or size < 2:
@@ -211,6 +348,8 @@ def memory_plan(
     small = smaller_batch if smaller_batch is not None else size // 2
     if not 1 <= small < size:
         raise ValueError(f"memory_plan: smaller_batch must be in [1, {size}), got {small}")
+    if timing_repeats < 1:
+        raise ValueError("memory_plan: timing_repeats must be >= 1")
     first = next(model.parameters(), None)
     where = (
         torch.device(device)
@@ -223,6 +362,9 @@ def memory_plan(
     step_peaks(model, smaller, loss_fn, optimizer, where)  # creates the optimizer state
     peak_a, optimizer_a, _ = step_peaks(model, smaller, loss_fn, optimizer, where)
     peak_b, optimizer_b, gradients = step_peaks(model, batch, loss_fn, optimizer, where)
+    blocks = repeated_block_modules(model)
+    times_a = step_times(model, smaller, loss_fn, optimizer, where, blocks, timing_repeats)
+    times_b = step_times(model, batch, loss_fn, optimizer, where, blocks, timing_repeats)
     notes: list[str] = []
     if where.type == "cuda":
         capacity = capacity_bytes or int(torch.cuda.get_device_properties(where).total_memory)
@@ -238,41 +380,85 @@ def memory_plan(
             "records (parameters, optimizer state and inputs added), not the process' resident "
             "set, and the capacity is the memory available to the process, not a GPU's"
         )
-    state = _tensor_bytes(_state_tensors(optimizer))
-    blocks = repeated_blocks(model)
-    ok, error, text, rows, _fixed, _per_sample = _core.memory_plan(
+    document = _core.plan_measurement_document(
         parameter_count=sum(p.numel() for p in parameters),
         parameter_bytes=_tensor_bytes(parameters),
         gradient_bytes=gradients,
-        optimizer_state_bytes=state,
+        optimizer_state_bytes=_tensor_bytes(_state_tensors(optimizer)),
         optimizer=_optimizer_name(optimizer),
+        device="cuda" if where.type == "cuda" else "cpu",
         batch_a=small,
         peak_a=peak_a,
         batch_b=size,
         peak_b=peak_b,
         optimizer_peak=max(optimizer_a, optimizer_b),
         capacity_bytes=capacity,
-        repeated_blocks=blocks,
+        repeated_blocks=len(blocks),
+        timing_a=times_a.as_tuple(),
+        timing_b=times_b.as_tuple(),
+        notes=notes,
+    )
+    plan = plan_from_measurement(
+        document,
         shards=shards,
         safety_margin=safety_margin,
+        effective_batch=effective_batch,
+        link_gbps=link_gbps,
+        memory_kind=kind,
+    )
+    if save is not None:
+        plan.save(save)
+    return plan
+
+
+def plan_from_measurement(
+    document: str,
+    *,
+    shards: int = 1,
+    safety_margin: float = 0.10,
+    effective_batch: int | None = None,
+    link_gbps: float | None = None,
+    memory_kind: str = "as measured (see the notes)",
+    file: str = "<measurement>",
+) -> MemoryPlan:
+    """The plan from a measurement document (what :meth:`MemoryPlan.save` writes), through the
+    same C++ reader and arithmetic as ``stepscope plan``."""
+    if effective_batch is not None and effective_batch < 1:
+        raise ValueError("memory_plan: effective_batch must be >= 1")
+    ok, error, text, plan_json = _core.memory_plan_document(
+        document,
+        file,
+        shards,
+        safety_margin,
+        effective_batch or 0,
+        link_gbps if link_gbps is not None else _core.default_link_gbps,
     )
     if not ok:
         raise ValueError(f"memory_plan: {error}")
-    if blocks < 3:
-        notes.append(
-            f"{blocks} repeated blocks found (ModuleList / Sequential): checkpointing rows need 3"
+    data = json.loads(plan_json)
+    m = data["measured"]
+
+    def times(key: str) -> StepTimes:
+        t = m[key]
+        return StepTimes(
+            t["forward_ms"], t["backward_ms"], t["optimizer_ms"], t["blocks_forward_ms"]
         )
+
     return MemoryPlan(
-        parameters=sum(p.numel() for p in parameters),
-        parameter_bytes=_tensor_bytes(parameters),
-        gradient_bytes=gradients,
-        optimizer_state_bytes=state,
-        batch_sizes=(small, size),
-        peaks_bytes=(peak_a, peak_b),
-        optimizer_peak_bytes=max(optimizer_a, optimizer_b),
-        capacity_bytes=capacity,
-        memory_kind=kind,
-        rows=tuple(PlanRow(*row) for row in rows),
+        parameters=int(m["parameter_count"]),
+        parameter_bytes=int(m["parameter_bytes"]),
+        gradient_bytes=int(m["gradient_bytes"]),
+        optimizer_state_bytes=int(m["optimizer_state_bytes"]),
+        batch_sizes=(int(m["batch_a"]), int(m["batch_b"])),
+        peaks_bytes=(int(m["peak_a_bytes"]), int(m["peak_b_bytes"])),
+        optimizer_peak_bytes=int(m["optimizer_peak_bytes"]),
+        capacity_bytes=int(m["capacity_bytes"]),
+        memory_kind=memory_kind,
+        times=(times("timing_a"), times("timing_b")),
+        effective_batch=int(data["options"]["effective_batch"]),
+        rows=tuple(PlanRow.from_dict(row) for row in data["rows"]),
         text=text,
-        notes=tuple(notes),
+        json=plan_json,
+        notes=tuple(str(note) for note in data["notes"]),
+        measurement=document,
     )

@@ -67,6 +67,24 @@ std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, const Devic
   return refs;
 }
 
+// What keeps tensors alive is the same on every device; the tool that shows the allocating
+// stacks is not: the CUDA memory history exists only for GPU memory.
+std::string growth_fix(const DeviceMemory& device) {
+  std::string fix =
+      "Find what keeps tensors alive across steps: accumulate losses and metrics as Python "
+      "numbers (total += loss.item()) or detached tensors (loss.detach()), do not store outputs "
+      "that still hold their autograd graph, and clear lists kept for logging. ";
+  if (device.device_type == 1) {
+    return fix +
+           "torch.cuda.memory._record_memory_history() and a snapshot show the stacks that "
+           "allocate the growing blocks.";
+  }
+  return fix +
+         "The ops named in the evidence made the allocations still alive at the end of the trace; "
+         "profiling with profile_memory=True and with_stack=True shows the Python stacks behind "
+         "them.";
+}
+
 Finding growth_finding(const RankAnalyses& rank, const DeviceMemory& device,
                        const std::vector<std::int64_t>& allocated) {
   const Trace& trace = *rank.trace;
@@ -99,12 +117,7 @@ Finding growth_finding(const RankAnalyses& rank, const DeviceMemory& device,
     finding.evidence.push_back(
         Evidence{"steps until the device is full at this rate", steps_left, "steps", {}});
   }
-  finding.fix =
-      "Find what keeps tensors alive across steps: accumulate losses and metrics as Python "
-      "numbers (total += loss.item()) or detached tensors (loss.detach()), do not store outputs "
-      "that still hold their autograd graph, and clear lists kept for logging. "
-      "torch.cuda.memory._record_memory_history() and a snapshot show the stacks that allocate "
-      "the growing blocks.";
+  finding.fix = growth_fix(device);
   finding.gain = make_gain(0, 0, mean_step_ns(rank),
                            "no time to gain per step: the run fails with out-of-memory once the "
                            "device is full; the severity follows how soon");

@@ -152,7 +152,9 @@ std::string figure_text(const FindingFigure& figure) {
                      escape(figure.unit));
 }
 
+// A finding that saves no time (a memory finding) says so instead of "likely gain 0.000 ms".
 std::string side_text(const std::string& severity, std::int64_t likely_gain_ns) {
+  if (likely_gain_ns <= 0) return escape(severity) + ", no time saved";
   return fmt::format("{}, likely gain {} per step", escape(severity),
                      ms(static_cast<double>(likely_gain_ns)));
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "render/gain_wording.h"
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
 #include "stepscope/job/job_report.h"
@@ -139,10 +140,14 @@ std::string render_job_html_section(const JobAnalysis& job) {
         if (i > 0) ranks += ", ";
         ranks += std::to_string(jf.ranks[i]);
       }
-      out +=
-          fmt::format("<li><b>[{}] {}</b> (ranks {})<br>fix: {}<br>likely gain {} ms/step</li>\n",
-                      escape(to_string(jf.finding.severity)), escape(jf.finding.title), ranks,
-                      escape(jf.finding.fix), ms(static_cast<double>(jf.finding.gain.likely_ns)));
+      const std::string gain =
+          render::saves_no_time(jf.finding.gain)
+              ? escape(render::no_time_saved_wording(jf.finding))
+              : fmt::format("likely gain {} ms/step",
+                            ms(static_cast<double>(jf.finding.gain.likely_ns)));
+      out += fmt::format("<li><b>[{}] {}</b> (ranks {})<br>fix: {}<br>{}</li>\n",
+                         escape(to_string(jf.finding.severity)), escape(jf.finding.title), ranks,
+                         escape(jf.finding.fix), gain);
     }
     out += "</ol>\n";
   }

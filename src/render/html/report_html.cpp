@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "diagnosis/host_timeline.h"
+#include "render/gain_wording.h"
 #include "render/headroom_line.h"
 #include "render/html/html_escape.h"
 #include "render/html/page.h"
@@ -345,12 +346,16 @@ std::string finding_card(const Finding& f, std::size_t index) {
       "<p class=\"meta\">{} · {} · rank {}</p>\n"
       "<table class=\"evidence\"><thead><tr><th>evidence</th><th>value</th><th>events it rests "
       "on</th></tr></thead><tbody>\n{}</tbody></table>\n"
-      "<p><b>Fix:</b> {}</p>\n<p><b>Expected gain:</b> {} per step likely ({}), up to {} ({}). "
+      "<p><b>Fix:</b> {}</p>\n<p><b>Expected gain:</b> {}. "
       "<span class=\"note\">{}</span></p></div>\n",
       escape(to_string(f.severity)), f.rank, index - 1, index, escape(to_string(f.severity)),
       escape(f.title), escape(to_string(f.bottleneck)), escape(to_string(f.part)), f.rank, evidence,
-      escape(f.fix), format_ms(ms(f.gain.likely_ns)), render::format_percent(f.gain.likely_share),
-      format_ms(ms(f.gain.bound_ns)), render::format_percent(f.gain.bound_share),
+      escape(f.fix),
+      render::saves_no_time(f.gain)
+          ? escape(render::no_time_saved_wording(f))
+          : fmt::format("{} per step likely ({}), up to {} ({})", format_ms(ms(f.gain.likely_ns)),
+                        render::format_percent(f.gain.likely_share), format_ms(ms(f.gain.bound_ns)),
+                        render::format_percent(f.gain.bound_share)),
       escape(f.gain.method));
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "render/gain_wording.h"
 #include "render/headroom_line.h"
 #include "render/text_format.h"
 
@@ -53,12 +54,14 @@ std::string render_finding(const Finding& finding, std::size_t index, std::size_
   }
   out += wrap_hanging("     fix: ", printable(finding.fix, 400), width, 10);
   if (finding.code) out += wrap_hanging("     code: ", describe_code(*finding.code), width, 11);
-  out += wrap_hanging(
-      "     expected gain: ",
-      fmt::format("{} per step likely ({}), up to {} ({})", format_duration(finding.gain.likely_ns),
-                  format_percent(finding.gain.likely_share), format_duration(finding.gain.bound_ns),
-                  format_percent(finding.gain.bound_share)),
-      width, 20);
+  const std::string gain = saves_no_time(finding.gain)
+                               ? no_time_saved_wording(finding)
+                               : fmt::format("{} per step likely ({}), up to {} ({})",
+                                             format_duration(finding.gain.likely_ns),
+                                             format_percent(finding.gain.likely_share),
+                                             format_duration(finding.gain.bound_ns),
+                                             format_percent(finding.gain.bound_share));
+  out += wrap_hanging("     expected gain: ", gain, width, 20);
   out += wrap_hanging("       method: ", printable(finding.gain.method, 300), width, 15);
   return out;
 }

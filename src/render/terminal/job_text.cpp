@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "render/gain_wording.h"
 #include "render/text_format.h"
 #include "stepscope/job/job_report.h"
 
@@ -174,11 +175,13 @@ std::string render_job_text(const JobAnalysis& job, const TextOptions& options) 
         }
       }
       out += wrap_hanging("     fix: ", printable(f.fix, 600), width, 10);
-      out += wrap_hanging(
-          "     gain: ",
-          fmt::format("likely {} ms/step ({}), {}", ms(static_cast<double>(f.gain.likely_ns)),
-                      format_percent(f.gain.likely_share), printable(f.gain.method, 200)),
-          width, 11);
+      const std::string gain =
+          render::saves_no_time(f.gain)
+              ? fmt::format("{}; {}", render::no_time_saved_wording(f),
+                            printable(f.gain.method, 200))
+              : fmt::format("likely {} ms/step ({}), {}", ms(static_cast<double>(f.gain.likely_ns)),
+                            format_percent(f.gain.likely_share), printable(f.gain.method, 200));
+      out += wrap_hanging("     gain: ", gain, width, 11);
     }
   }
   out += rank_table_text(job, width);
