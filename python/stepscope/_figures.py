@@ -792,6 +792,8 @@ class JobCollective(TypedDict):
     algbw_gb_per_s: float
     busbw_gb_per_s: float
     latency_bound: bool
+    link_peak_gb_per_s: float | None
+    busbw_share_of_link_peak: float | None
 
 
 class ClockOffset(TypedDict):

@@ -129,7 +129,7 @@ std::string render_rank_text(const RankReport& rank, int top, std::size_t width)
   if (gpu && a.gpu_metrics.applicable) out += render::render_text(a.gpu_metrics, top, width);
   out += render::render_text(*a.trace, a.memory, top, width);
   out += not_in_trace(a, width);
-  return out;
+  return render::fit_lines(out, width);
 }
 
 std::string render_text(const Report& report, int top) {

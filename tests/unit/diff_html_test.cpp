@@ -56,7 +56,7 @@ TEST(DiffHtml, AFindingThatSavesNoTimeSaysSo) {
   EXPECT_NE(html.find("before: high, no time saved → after: high, likely gain 5.000 ms per step"),
             std::string::npos)
       << html;
-  const std::string text = render_diff_text(d, 10);
+  const std::string text = render_diff_text(d, TextOptions{10, 200});  // one line per finding
   EXPECT_NE(text.find("before high (no time saved)"), std::string::npos) << text;
   EXPECT_NE(text.find("before high (no time saved) → after high (likely gain 5.000 ms/step)"),
             std::string::npos)

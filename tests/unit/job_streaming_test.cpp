@@ -118,7 +118,9 @@ TEST(JobStreaming, PerRankRendersEveryRankWithoutHoldingTheirTraces) {
   for (std::size_t r = 0; r < kRankCount; ++r) {
     // Both sorted by rank: each rank's terminal report is the one the whole folder gives.
     EXPECT_EQ((*all)->rendered[r].rank, (*whole)->ranks[r].analyses.trace->rank);
-    EXPECT_EQ((*all)->rendered[r].text, render_rank_text((*whole)->ranks[r], top)) << r;
+    EXPECT_EQ((*all)->rendered[r].text,
+              render_rank_text((*whole)->ranks[r], top, TextOptions{}.width))
+        << r;
   }
   const std::string text = render_text(**all, top);
   EXPECT_NE(text.find((*all)->rendered.back().text), std::string::npos);
