@@ -43,10 +43,11 @@ std::string NativeReport::to_json(std::optional<int> indent) const {
   return indent ? stepscope::indent_json(json, *indent) : json;
 }
 
-std::string NativeReport::to_text(std::optional<int> top) const {
+std::string NativeReport::to_text(std::optional<int> top, std::size_t width) const {
   const int rows = top_or_default(top);
+  if (width < 40) raise_bad_option("width must be at least 40 columns");
   nb::gil_scoped_release release;
-  return stepscope::render_text(*report_, rows);
+  return stepscope::render_text(*report_, stepscope::TextOptions{rows, width});
 }
 
 std::string NativeReport::to_html(std::optional<int> top) const {
@@ -65,8 +66,9 @@ std::string NativeReport::write_json(const std::string& path, std::optional<int>
   return json;
 }
 
-std::string NativeReport::write_text(const std::string& path, std::optional<int> top) const {
-  std::string text = to_text(top);
+std::string NativeReport::write_text(const std::string& path, std::optional<int> top,
+                                     std::size_t width) const {
+  std::string text = to_text(top, width);
   write(path, text);
   return text;
 }
@@ -105,12 +107,15 @@ void bind_native_report(nb::module_& m) {
       .def_prop_ro("top", &NativeReport::top, "Rows in top-N tables unless a call says otherwise.")
       .def("to_json", &NativeReport::to_json, "indent"_a = nb::none(),
            "The JSON document (schema stepscope.analyze); compact unless indent is given.")
-      .def("to_text", &NativeReport::to_text, "top"_a = nb::none(), "The terminal report.")
+      .def("to_text", &NativeReport::to_text, "top"_a = nb::none(),
+           "width"_a = stepscope::TextOptions{}.width,
+           "The terminal report, no line longer than `width` columns.")
       .def("to_html", &NativeReport::to_html, "top"_a = nb::none(),
            "The self-contained HTML report.")
       .def("write_json", &NativeReport::write_json, "path"_a, "indent"_a = nb::none(),
            "Write to_json() to path atomically; returns the text written.")
       .def("write_text", &NativeReport::write_text, "path"_a, "top"_a = nb::none(),
+           "width"_a = stepscope::TextOptions{}.width,
            "Write to_text() to path atomically; returns the text written.")
       .def("write_html", &NativeReport::write_html, "path"_a, "top"_a = nb::none(),
            "Write to_html() to path atomically; returns the page written.")

@@ -21,11 +21,11 @@ class NativeReport {
   static NativeReport analyze(const std::string& path, const AnalysisArguments& arguments);
 
   [[nodiscard]] std::string to_json(std::optional<int> indent) const;
-  [[nodiscard]] std::string to_text(std::optional<int> top) const;
+  [[nodiscard]] std::string to_text(std::optional<int> top, std::size_t width) const;
   [[nodiscard]] std::string to_html(std::optional<int> top) const;
   // Write through the atomic writer and return what was written.
   std::string write_json(const std::string& path, std::optional<int> indent) const;
-  std::string write_text(const std::string& path, std::optional<int> top) const;
+  std::string write_text(const std::string& path, std::optional<int> top, std::size_t width) const;
   std::string write_html(const std::string& path, std::optional<int> top) const;
   [[nodiscard]] nanobind::list findings() const;
   // `stepscope analyze TRACE --annotate OUT`: the trace with the findings as markers.

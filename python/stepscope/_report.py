@@ -190,17 +190,19 @@ class Report:
             write_file(path, text)
         return text
 
-    def to_text(self, path: PathLike | None = None, *, top: int | None = None) -> str:
-        """The terminal report (``top`` rows per table, default the analysis' own); written to
-        ``path`` atomically when given."""
+    def to_text(
+        self, path: PathLike | None = None, *, top: int | None = None, width: int = 100
+    ) -> str:
+        """The terminal report (``top`` rows per table, default the analysis' own; no line
+        longer than ``width`` columns); written to ``path`` atomically when given."""
         if self._native is None:
             if top is not None or self._text is None:
                 raise ValueError("to_text(top=...) needs a Report from stepscope.analyze()")
             text = self._text
         elif path is not None:
-            return self._native.write_text(os.fspath(path), top)
+            return self._native.write_text(os.fspath(path), top, width)
         else:
-            text = self._native.to_text(top)
+            text = self._native.to_text(top, width)
         if path is not None:
             write_file(path, text)
         return text

@@ -49,6 +49,16 @@ def test_renderings_come_from_the_analysis_not_the_trace(tmp_path: Path) -> None
     assert report.findings == stepscope.Report.from_json(report.to_json()).findings
 
 
+def test_text_fits_the_width_asked_for(tmp_path: Path) -> None:
+    report = stepscope.analyze(write_trace(tmp_path / "t.json", kineto_trace(steps=4)))
+    for width in (60, 100):
+        lines = report.to_text(width=width).splitlines()
+        assert lines and max(len(line) for line in lines) <= width
+    assert report.to_text(width=60) != report.to_text(width=100)
+    with pytest.raises(stepscope.BadOptionError):
+        report.to_text(width=10)
+
+
 def test_json_indent_is_a_layout_of_the_same_document(trace_file: Path) -> None:
     report = stepscope.analyze(trace_file)
     compact = report.to_json(indent=None)

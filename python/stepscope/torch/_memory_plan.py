@@ -17,7 +17,8 @@ from typing import Any
 
 import torch
 
-from .. import _core, _write_atomically
+from .. import _core
+from .._output import write_file
 from ._batch import batch_size_of, call_model, to_device
 from ._memory import _state_tensors, _tensor_bytes, process_rss_bytes
 from ._timing import synchronize
@@ -113,7 +114,7 @@ class MemoryPlan:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the measurement (schema ``stepscope.plan_measurement``) atomically, for
         ``stepscope plan PATH``."""
-        _write_atomically(os.fspath(path), self.measurement)
+        write_file(path, self.measurement)
 
     def __str__(self) -> str:
         return self.text.rstrip()
