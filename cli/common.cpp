@@ -91,16 +91,14 @@ void add_analysis_options(CLI::App& command, AnalysisArguments& a) {
       ->check(CLI::Range(1, 4096));
   command.add_option("--run", a.run, "folder of several runs: analyse run N (0: the oldest)");
   command.add_flag("--per-rank", a.per_rank,
-                   "folder: every rank's full report after the job's (each rendered as its rank "
-                   "is analysed; the traces are not held)");
+                   "folder: every rank's full report after the job's");
   add_link_option(command, a.link_gbps);
 }
 
 void add_link_option(CLI::App& command, std::optional<double>& link_gbps) {
   command
       .add_option("--link-gbps", link_gbps,
-                  "the job's collectives: peak bandwidth of their link in GB/s (gigabytes, busbw's "
-                  "unit; 200 Gb/s InfiniBand is 25): busbw is shown as a share of it")
+                  "link peak in GB/s (bytes; 200 Gb/s InfiniBand is 25): busbw as a share")
       ->check(CLI::Range(0.001, 1e6))
       ->type_name("GB/S");
 }

@@ -329,13 +329,15 @@ Status analyze_streamed(const AnalyzeRequest& request, TraceFolder listing, Repo
 }
 
 // A folder is streamed unless something needs every rank's trace at once (HTA's figures) or one
-// rank only is asked for (the loader then holds one trace at a time itself).
+// rank only is asked for (the loader then holds one trace at a time itself). A folder of one
+// trace is that trace's report, not a job of one rank.
 Result<std::optional<TraceFolder>> listing_to_stream(const AnalyzeRequest& request) {
   if (!request.stream_folder || request.load.rank || request.analysis.mode == Mode::kCompatHta ||
       !is_folder(request)) {
     return std::optional<TraceFolder>{};
   }
   STEPSCOPE_ASSIGN_OR_RETURN(TraceFolder listing, list_trace_folder(request.path, request.load));
+  if (listing.files.size() <= 1) return std::optional<TraceFolder>{};
   return std::optional<TraceFolder>{std::move(listing)};
 }
 

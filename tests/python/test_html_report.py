@@ -169,7 +169,8 @@ def test_folder_report_has_the_rank_table(tmp_path: Path) -> None:
     html = write_report(folder, tmp_path / "ranks.html")
     result = browser("--dump-dom", html.as_uri())
     assert 'data-script-ok="1"' in result.stdout
-    table = result.stdout[result.stdout.index('id="ranks"') :]
+    # The job's table of every rank (the folder is analysed one rank at a time).
+    table = result.stdout[result.stdout.index('id="job-ranks"') :]
     table = table[: table.index("</table>")]
     assert table.count("<tr>") == 3  # the header and two ranks
 

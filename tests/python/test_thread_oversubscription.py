@@ -125,3 +125,17 @@ def test_dataloader_workers_are_counted(
     # 1 process x 1 thread + 2 workers: oversubscribed only on a machine of fewer than 3 cores.
     found = {f.id for f in prof.report.findings}
     assert ("thread-oversubscription" in found) == (cores() < 3), sorted(found)
+
+
+def test_multiprocessing_helpers_are_not_workers() -> None:
+    """The resource tracker that multiprocessing leaves running (after a Dask cluster, a
+    shared-memory tensor, ...) is a child process, but no DataLoader worker."""
+    from multiprocessing import resource_tracker
+
+    from stepscope.torch._profile import _child_processes, host_conditions
+
+    resource_tracker.ensure_running()
+    tracker_pid = resource_tracker._resource_tracker._pid  # no public accessor
+    if tracker_pid is None or tracker_pid not in _child_processes():
+        pytest.skip("the resource tracker is not a child of this process here")
+    assert host_conditions()["dataloader_workers"] == 0

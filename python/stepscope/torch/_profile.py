@@ -50,12 +50,22 @@ def _child_processes() -> list[int]:
     return children
 
 
-def _is_compile_worker(pid: int) -> bool:
-    """torch.compile's compile workers are children too, and idle while the loop runs."""
+# Children that run no training work: torch.compile's compile workers (idle while the loop
+# runs), and multiprocessing's resource tracker and fork server (started by any library that uses
+# multiprocessing, and left running for the life of the process).
+_IDLE_HELPER_MARKERS = (
+    b"compile_worker",
+    b"multiprocessing.resource_tracker",
+    b"multiprocessing.forkserver",
+)
+
+
+def _is_idle_helper(pid: int) -> bool:
     try:
-        return b"compile_worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+    return any(marker in cmdline for marker in _IDLE_HELPER_MARKERS)
 
 
 def host_conditions() -> dict[str, Any]:
@@ -73,7 +83,7 @@ def host_conditions() -> dict[str, Any]:
         processes, source = 1, "unknown"
     else:
         processes, source = 1, "default"
-    workers = [pid for pid in _child_processes() if not _is_compile_worker(pid)]
+    workers = [pid for pid in _child_processes() if not _is_idle_helper(pid)]
     return {
         "cores_available": cores,
         "cpu_count": cpu_count,
