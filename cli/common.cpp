@@ -90,8 +90,7 @@ void add_analysis_options(CLI::App& command, AnalysisArguments& a) {
   command.add_option("--jobs", a.jobs, "folder: ranks analysed in parallel (default: core count)")
       ->check(CLI::Range(1, 4096));
   command.add_option("--run", a.run, "folder of several runs: analyse run N (0: the oldest)");
-  command.add_flag("--per-rank", a.per_rank,
-                   "folder: every rank's full report after the job's");
+  command.add_flag("--per-rank", a.per_rank, "folder: every rank's full report after the job's");
   add_link_option(command, a.link_gbps);
 }
 

@@ -66,7 +66,8 @@ std::vector<Finding> check_dropout_in_inference(const RankAnalyses& rank) {
   finding.part = StepPart::kForward;
   finding.rank = trace.rank;
   finding.title = fmt::format(
-      "model.eval() is missing: dropout draws random masks in inference ({:.0f} per step)", per_step);
+      "model.eval() is missing: dropout draws random masks in inference ({:.0f} per step)",
+      per_step);
   finding.evidence.push_back(
       Evidence{"dropout masks drawn per kept step (no backward pass in "
                "the trace)",

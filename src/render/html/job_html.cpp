@@ -155,7 +155,8 @@ std::string render_job_html_section(const JobAnalysis& job) {
   const bool gpu = std::any_of(job.summaries.begin(), job.summaries.end(),
                                [](const RankSummary& s) { return s.has_device_activity; });
   out +=
-      "<table id=\"job-ranks\"><tr><th>rank</th><th>step p50 (ms)</th><th>step max (ms)</th><th>compute "
+      "<table id=\"job-ranks\"><tr><th>rank</th><th>step p50 (ms)</th><th>step max "
+      "(ms)</th><th>compute "
       "(ms/step)</th><th>exposed comm (ms/step)</th><th>wait (ms/step)</th>" +
       std::string(gpu ? "<th>idle (ms/step)</th>" : "") + "<th>top finding</th></tr>\n";
   for (const RankRow& r : job.ranks) {
