@@ -135,7 +135,7 @@ def test_multiprocessing_helpers_are_not_workers() -> None:
     from stepscope.torch._profile import _child_processes, host_conditions
 
     resource_tracker.ensure_running()
-    tracker_pid = resource_tracker._resource_tracker._pid  # no public accessor
+    tracker_pid = getattr(resource_tracker._resource_tracker, "_pid", None)  # no public accessor
     if tracker_pid is None or tracker_pid not in _child_processes():
         pytest.skip("the resource tracker is not a child of this process here")
     assert host_conditions()["dataloader_workers"] == 0
