@@ -14,6 +14,8 @@
 #include <memory>
 #include <utility>
 
+#include "io/whole_file.h"
+
 namespace stepscope::live {
 
 namespace {
@@ -609,31 +611,10 @@ Result<MonitorTimelineDocument> parse_timeline_document(std::string_view json,
 }
 
 Result<MonitorTimelineDocument> read_timeline_document(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) {
-    return Error{.kind = ErrorKind::kIo,
-                 .file = path,
-                 .byte_offset = std::nullopt,
-                 .message = std::string("cannot open: ") + std::strerror(errno)};
-  }
-  std::string text;
-  char buffer[1 << 16];
-  for (std::size_t n = 0; (n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0;) {
-    if (text.size() + n > kMaxFileBytes) {
-      return Error{.kind = ErrorKind::kLimitExceeded,
-                   .file = path,
-                   .byte_offset = std::nullopt,
-                   .message = "larger than 1 GiB: not a timeline document stepscope writes"};
-    }
-    text.append(buffer, n);
-  }
-  if (std::ferror(file.get())) {
-    return Error{.kind = ErrorKind::kIo,
-                 .file = path,
-                 .byte_offset = std::nullopt,
-                 .message = std::string("cannot read: ") + std::strerror(errno)};
-  }
+  STEPSCOPE_ASSIGN_OR_RETURN(
+      std::string text,
+      io::read_whole_file(path, kMaxFileBytes,
+                          "larger than 1 GiB: not a timeline document stepscope writes"));
   return parse_timeline_document(text, path);
 }
 

@@ -17,6 +17,7 @@
 #include <set>
 #include <utility>
 
+#include "io/whole_file.h"
 #include "render/json_writer.h"
 
 namespace stepscope::memory {
@@ -283,31 +284,10 @@ Result<PlanMeasurement> parse_plan_measurement(std::string_view json, const std:
 }
 
 Result<PlanMeasurement> read_plan_measurement(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) {
-    return Error{.kind = ErrorKind::kIo,
-                 .file = path,
-                 .byte_offset = std::nullopt,
-                 .message = std::string("cannot open: ") + std::strerror(errno)};
-  }
-  std::string text;
-  char buffer[1 << 14];
-  for (std::size_t n = 0; (n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0;) {
-    if (text.size() + n > kMaxFileBytes) {
-      return Error{.kind = ErrorKind::kLimitExceeded,
-                   .file = path,
-                   .byte_offset = std::nullopt,
-                   .message = "larger than 1 MiB: not a plan measurement stepscope writes"};
-    }
-    text.append(buffer, n);
-  }
-  if (std::ferror(file.get())) {
-    return Error{.kind = ErrorKind::kIo,
-                 .file = path,
-                 .byte_offset = std::nullopt,
-                 .message = std::string("cannot read: ") + std::strerror(errno)};
-  }
+  STEPSCOPE_ASSIGN_OR_RETURN(
+      std::string text,
+      io::read_whole_file(path, kMaxFileBytes,
+                          "larger than 1 MiB: not a plan measurement stepscope writes"));
   return parse_plan_measurement(text, path);
 }
 
