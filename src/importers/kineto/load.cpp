@@ -45,11 +45,11 @@ unsigned effective_threads(const LoadOptions& options, const io::ByteSource& sou
 }
 
 // An upper estimate: profiler events take at least ~100 bytes of JSON, and gzip compresses trace
-// JSON about ten times. Capped: a sparse or huge file (or a tight address-space limit) must not
-// fail before a byte is parsed; the columns grow as needed past the cap.
+// JSON about ten times. Capped, for sparse or huge files: the columns grow as needed past the cap
+// (and TraceBuilder::reserve asks for less under an address-space limit).
 std::size_t expected_events(const io::ByteSource& source) {
   constexpr std::uint64_t kMinEventBytes = 100;
-  constexpr std::uint64_t kMaxReservedEvents = 1U << 20;
+  constexpr std::uint64_t kMaxReservedEvents = 1U << 26;
   return static_cast<std::size_t>(std::min<std::uint64_t>(
       expected_decompressed_bytes(source) / kMinEventBytes + 1024, kMaxReservedEvents));
 }

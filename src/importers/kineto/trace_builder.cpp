@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <new>
 #include <numeric>
 
 #include "importers/kineto/decimal.h"
@@ -74,7 +75,7 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
   return entry->second;
 }
 
-void TraceBuilder::reserve(std::size_t expected_events) {
+void TraceBuilder::reserve_columns(std::size_t expected_events) {
   EventTable& e = trace_.events;
   e.start_ns.reserve(expected_events);
   e.dur_ns.reserve(expected_events);
@@ -90,6 +91,23 @@ void TraceBuilder::reserve(std::size_t expected_events) {
   e.source_offset.reserve(expected_events);
   e.source_length.reserve(expected_events);
   trace_.args.reserve(expected_events / 2);
+}
+
+void TraceBuilder::reserve(std::size_t expected_events) {
+  // Reserved pages cost no memory until written, and a column that never outgrows its space is
+  // never copied. Under an address-space limit, ask for less until it fits: the columns grow past
+  // the reservation if they must.
+  constexpr std::size_t kSmallestReservation = 1U << 16;
+  for (std::size_t events = expected_events;; events /= 2) {
+    try {
+      reserve_columns(events);
+      return;
+    } catch (const std::bad_alloc&) {
+      trace_.events = EventTable{};
+      trace_.args = {};
+      if (events <= kSmallestReservation) return;
+    }
+  }
 }
 
 Status TraceBuilder::add(const RawEvent& event) {

@@ -20,7 +20,7 @@ class TraceBuilder {
   explicit TraceBuilder(Trace& trace) : trace_(trace) {}
 
   // Reserves address space for about this many events so that columns never move while they
-  // grow (untouched pages cost no resident memory).
+  // grow (untouched pages cost no resident memory); less where the address space is limited.
   void reserve(std::size_t expected_events);
   Status add(const RawEvent& event);
   // Reads the top-level fields, sorts and links. The trace is complete after this.
@@ -29,6 +29,7 @@ class TraceBuilder {
   [[nodiscard]] const ImportNotes& notes() const { return notes_; }
 
  private:
+  void reserve_columns(std::size_t expected_events);
   Status add_complete(const RawEvent& event, std::int64_t start_ns, std::int64_t dur_ns);
   void add_memory(const RawEvent& event, std::int64_t time_ns);
   void add_flow(const RawEvent& event, std::int64_t time_ns);
