@@ -80,7 +80,8 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   }
   if (trace.stats.events_seen == 0)
     return fail(make_error(ErrorKind::kNotTrace, "empty trace: traceEvents has no events"));
-  if (Status s = builder.finish(splitter.top_level()); !s) return fail(std::move(s).error());
+  if (Status s = builder.finish(splitter.top_level(), threads); !s)
+    return fail(std::move(s).error());
   trace.stats.input_bytes = splitter.bytes_read();
   if (notes != nullptr) {
     for (std::string& line : builder.notes().describe(name)) notes->push_back(std::move(line));

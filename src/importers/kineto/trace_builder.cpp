@@ -460,7 +460,7 @@ std::int64_t scalar_integer(const std::string& raw) {
 
 }  // namespace
 
-Status TraceBuilder::finish(const TopLevelFields& top_level) {
+Status TraceBuilder::finish(const TopLevelFields& top_level, unsigned threads) {
   if (top_level.unterminated_array_at) {
     notes_.add("the event array has no closing ']' (accepted, as Chrome and Perfetto do)",
                *top_level.unterminated_array_at);
@@ -480,7 +480,7 @@ Status TraceBuilder::finish(const TopLevelFields& top_level) {
   drop_unmatched_begins();
   sort_events();
   sort_memory(trace_.memory);
-  link_events(trace_, notes_);
+  link_events(trace_, notes_, threads);
   return Done{};
 }
 

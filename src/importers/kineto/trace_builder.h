@@ -23,8 +23,9 @@ class TraceBuilder {
   // grow (untouched pages cost no resident memory); less where the address space is limited.
   void reserve(std::size_t expected_events);
   Status add(const RawEvent& event);
-  // Reads the top-level fields, sorts and links. The trace is complete after this.
-  Status finish(const TopLevelFields& top_level);
+  // Reads the top-level fields, sorts and links, on up to `threads` threads. The trace is
+  // complete after this.
+  Status finish(const TopLevelFields& top_level, unsigned threads = 1);
   // What was accepted rather than refused, for the TraceSet's notes.
   [[nodiscard]] const ImportNotes& notes() const { return notes_; }
 
