@@ -39,7 +39,7 @@ class TraceBuilder {
   // Categories are few: classify each once, by its interned id.
   EventClass class_of_category(StringId id, std::string_view category);
   void drop_unmatched_begins();
-  void sort_events();
+  void sort_events(unsigned threads);
 
   static constexpr std::uint8_t kUnclassified = 0xff;
   Trace& trace_;
