@@ -82,9 +82,10 @@ class MergingIntervals {
     }
     intervals_.push_back(interval);
   }
+  // Frees the list as it returns, so that one role at a time is held twice.
   [[nodiscard]] IntervalSet finish() && {
-    return sorted_ ? IntervalSet::from_sorted(intervals_)
-                   : IntervalSet::from_unsorted(std::move(intervals_));
+    std::vector<Interval> list = std::move(intervals_);
+    return sorted_ ? IntervalSet::from_sorted(list) : IntervalSet::from_unsorted(std::move(list));
   }
 
  private:
@@ -232,6 +233,7 @@ Costs subtract_in_priority(const IntervalSet& steps,
   IntervalSet free = steps;
   for (std::size_t r = 0; r < kRolesBeforeOther; ++r) {
     costs.role[r] = free.intersect(roles[r]);
+    roles[r] = IntervalSet();  // no longer needed: free it before the next role
     free = free.subtract(costs.role[r]);
   }
   costs.role[kRolesBeforeOther] = std::move(free);
@@ -247,8 +249,9 @@ Costs subtract_like_tb(const IntervalSet& steps, std::array<IntervalSet, kRolesB
   for (std::size_t r = 0; r < kRolesBeforeOther; ++r) {
     if (!slots.empty()) {
       costs.role[r] = slots.intersect(roles[r]);
+      roles[r] = IntervalSet();  // no longer needed: free it before the next role
     } else {
-      costs.role[r] = roles[r];
+      costs.role[r] = std::move(roles[r]);
       slots = steps;
       restarted |= r > 0;
     }
