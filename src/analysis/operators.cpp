@@ -37,7 +37,7 @@ class OpTree {
   explicit OpTree(const Trace& trace) : trace_(trace), flags_(trace.events.size(), 0) {}
 
   [[nodiscard]] bool kept(EventIndex i) const { return (flags_[i] & kKept) != 0; }
-  // A node whose only child has its name folded it in: it has no row of its own.
+  // A node folded into its parent (its only child, same name): it has no row of its own.
   [[nodiscard]] bool merged(EventIndex i) const { return (flags_[i] & kMerged) != 0; }
   // Nearest kept ancestor.
   [[nodiscard]] EventIndex up(EventIndex i) const { return kept_from(trace_.events.parent[i]); }
