@@ -185,5 +185,22 @@ TEST(JsonDigest, EverySharedTraceWritesTheCommittedDocument) {
   EXPECT_EQ(committed.size(), computed.size()) << "traces were added or removed";
 }
 
+// Two threads (parallel parse and build, analyses and rules side by side) write exactly what one
+// thread writes.
+TEST(JsonDigest, TwoThreadsWriteWhatOneThreadWrites) {
+  STEPSCOPE_REQUIRE_SHARED_TRACES();
+  for (const std::string& input : shared_inputs()) {
+    std::string documents[2];
+    for (unsigned threads : {1U, 2U}) {
+      AnalyzeRequest request;
+      request.path = testing::shared_traces_dir() + "/" + input;
+      request.load.threads = threads;
+      Result<ReportPtr> report = analyze(request);
+      documents[threads - 1] = report ? normalized_digest(render_json(**report)) : "load-error";
+    }
+    EXPECT_EQ(documents[0], documents[1]) << input;
+  }
+}
+
 }  // namespace
 }  // namespace stepscope

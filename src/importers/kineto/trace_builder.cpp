@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <new>
 #include <numeric>
 
+#include "concurrency/parallel_for.h"
 #include "importers/kineto/decimal.h"
 #include "importers/kineto/event_args_rows.h"
 #include "importers/kineto/linker.h"
@@ -47,6 +49,33 @@ Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_vi
   return *ns;
 }
 
+// The events' order by start ascending, longer first on ties (so that a parent precedes its
+// children), stable. With two threads each half is sorted on its own thread and the halves
+// merged, which gives the same order (std::merge takes from the first half on ties).
+std::vector<EventIndex> time_order(const EventTable& e, unsigned threads) {
+  std::vector<EventIndex> order(e.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto earlier = [&e](EventIndex a, EventIndex b) {
+    if (e.start_ns[a] != e.start_ns[b]) return e.start_ns[a] < e.start_ns[b];
+    return e.dur_ns[a] > e.dur_ns[b];
+  };
+  if (threads < 2 || order.size() < 2) {
+    std::stable_sort(order.begin(), order.end(), earlier);
+    return order;
+  }
+  const auto middle = order.begin() + static_cast<std::ptrdiff_t>(order.size() / 2);
+  parallel_for(2, 2, [&](std::size_t half) {
+    if (half == 0) {
+      std::stable_sort(order.begin(), middle, earlier);
+    } else {
+      std::stable_sort(middle, order.end(), earlier);
+    }
+  });
+  std::vector<EventIndex> merged(order.size());
+  std::merge(order.begin(), middle, middle, order.end(), merged.begin(), earlier);
+  return merged;
+}
+
 }  // namespace
 
 std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
@@ -80,7 +109,7 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
   return entry->second;
 }
 
-void TraceBuilder::reserve(std::size_t expected_events) {
+void TraceBuilder::reserve_columns(std::size_t expected_events) {
   EventTable& e = trace_.events;
   e.start_ns.reserve(expected_events);
   e.dur_ns.reserve(expected_events);
@@ -96,6 +125,23 @@ void TraceBuilder::reserve(std::size_t expected_events) {
   e.source_offset.reserve(expected_events);
   e.source_length.reserve(expected_events);
   trace_.args.reserve(expected_events / 2);
+}
+
+void TraceBuilder::reserve(std::size_t expected_events) {
+  // Reserved pages cost no memory until written, and a column that never outgrows its space is
+  // never copied. Under an address-space limit, ask for less until it fits: the columns grow past
+  // the reservation if they must.
+  constexpr std::size_t kSmallestReservation = 1U << 16;
+  for (std::size_t events = expected_events;; events /= 2) {
+    try {
+      reserve_columns(events);
+      return;
+    } catch (const std::bad_alloc&) {
+      trace_.events = EventTable{};
+      trace_.args = {};
+      if (events <= kSmallestReservation) return;
+    }
+  }
 }
 
 Status TraceBuilder::add(const RawEvent& event) {
@@ -274,15 +320,9 @@ void TraceBuilder::drop_unmatched_begins() {
   keep_where(e.source_length, keep);
 }
 
-void TraceBuilder::sort_events() {
+void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
-  std::vector<EventIndex> order(e.size());
-  std::iota(order.begin(), order.end(), 0);
-  // Start ascending, longer first on ties, so that a parent precedes its children.
-  std::stable_sort(order.begin(), order.end(), [&e](EventIndex a, EventIndex b) {
-    if (e.start_ns[a] != e.start_ns[b]) return e.start_ns[a] < e.start_ns[b];
-    return e.dur_ns[a] > e.dur_ns[b];
-  });
+  std::vector<EventIndex> order = time_order(e, threads);
   if (std::is_sorted(order.begin(), order.end())) return;
   // Grouped by type, one scratch buffer per group, freed before the next.
   permute(order, e.start_ns, e.dur_ns, e.stream, e.correlation, e.external_id);
@@ -426,7 +466,7 @@ std::int64_t scalar_integer(const std::string& raw) {
 
 }  // namespace
 
-Status TraceBuilder::finish(const TopLevelFields& top_level) {
+Status TraceBuilder::finish(const TopLevelFields& top_level, unsigned threads) {
   if (top_level.unterminated_array_at) {
     notes_.add("the event array has no closing ']' (accepted, as Chrome and Perfetto do)",
                *top_level.unterminated_array_at);
@@ -444,9 +484,9 @@ Status TraceBuilder::finish(const TopLevelFields& top_level) {
   trace_.display_time_unit = std::string(unit);
 
   drop_unmatched_begins();
-  sort_events();
+  sort_events(threads);
   sort_memory(trace_.memory);
-  link_events(trace_, notes_);
+  link_events(trace_, notes_, threads);
   return Done{};
 }
 
