@@ -9,18 +9,24 @@
 
 #include "concurrency/parallel_for.h"
 #include "importers/kineto/decimal.h"
+#include "importers/kineto/event_args_rows.h"
 #include "importers/kineto/linker.h"
 
 namespace stepscope::kineto {
 
 namespace {
 
-template <typename T>
-void permute(std::vector<T>& column, const std::vector<EventIndex>& order) {
-  std::vector<T> sorted;
-  sorted.reserve(order.size());
-  for (EventIndex source : order) sorted.push_back(column[source]);
-  column.swap(sorted);
+// Reorders columns of one type by `order` through one scratch buffer, which each column trades
+// places with, rather than a new vector per column.
+template <typename T, typename... More>
+void permute(const std::vector<EventIndex>& order, std::vector<T>& first, More&... more) {
+  std::vector<T> scratch(order.size());
+  auto reorder = [&order, &scratch](std::vector<T>& column) {
+    for (std::size_t k = 0; k < order.size(); ++k) scratch[k] = column[order[k]];
+    column.swap(scratch);
+  };
+  reorder(first);
+  (reorder(more), ...);
 }
 
 template <typename T>
@@ -248,19 +254,7 @@ Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
   events.external_id.push_back(event.external_id);
   events.source_offset.push_back(event.file_offset);
   events.source_length.push_back(event.length);
-  if (event.has_event_args) {
-    EventArgs args = event.numeric_args;
-    args.input_dims = strings.intern(event.input_dims);
-    args.input_types = strings.intern(event.input_types);
-    args.concrete_inputs = strings.intern(event.concrete_inputs);
-    args.collective_name = strings.intern(event.collective_name);
-    args.dtype = strings.intern(event.dtype);
-    args.process_group_name = strings.intern(event.process_group_name);
-    events.args_row.push_back(static_cast<std::int32_t>(trace_.args.size()));
-    trace_.args.push_back(args);
-  } else {
-    events.args_row.push_back(-1);
-  }
+  events.args_row.push_back(event.has_event_args ? append_event_args(event, trace_) : -1);
   return Done{};
 }
 
@@ -330,19 +324,12 @@ void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
   std::vector<EventIndex> order = time_order(e, threads);
   if (std::is_sorted(order.begin(), order.end())) return;
-  permute(e.start_ns, order);
-  permute(e.dur_ns, order);
-  permute(e.name, order);
-  permute(e.category, order);
-  permute(e.event_class, order);
-  permute(e.thread, order);
-  permute(e.stream, order);
-  permute(e.device, order);
-  permute(e.correlation, order);
-  permute(e.external_id, order);
-  permute(e.args_row, order);
-  permute(e.source_offset, order);
-  permute(e.source_length, order);
+  // Grouped by type, one scratch buffer per group, freed before the next.
+  permute(order, e.start_ns, e.dur_ns, e.stream, e.correlation, e.external_id);
+  permute(order, e.source_offset);
+  permute(order, e.name, e.category, e.thread, e.source_length);
+  permute(order, e.device, e.args_row);
+  permute(order, e.event_class);
 }
 
 namespace {
@@ -354,14 +341,11 @@ void sort_memory(MemoryTable& memory) {
     return memory.time_ns[a] < memory.time_ns[b];
   });
   if (std::is_sorted(order.begin(), order.end())) return;
-  permute(memory.time_ns, order);
-  permute(memory.address, order);
-  permute(memory.bytes, order);
-  permute(memory.total_allocated, order);
-  permute(memory.total_reserved, order);
-  permute(memory.device_type, order);
-  permute(memory.device_id, order);
-  permute(memory.thread, order);
+  permute(order, memory.time_ns, memory.bytes, memory.total_allocated, memory.total_reserved);
+  permute(order, memory.address);
+  permute(order, memory.device_type);
+  permute(order, memory.device_id);
+  permute(order, memory.thread);
 }
 
 std::int64_t integer_or(simdjson::dom::element element, std::string_view key,
