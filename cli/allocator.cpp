@@ -5,12 +5,27 @@
 #include <malloc.h>
 #endif
 
+#include <filesystem>
+
 namespace stepscope::cli {
 
 void bound_allocator_caching() {
 #if defined(__GLIBC__)
   constexpr int kMmapThresholdBytes = 256 * 1024;
   mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
+#endif
+}
+
+void reuse_freed_memory_for(const std::string& input_path) {
+#if defined(__GLIBC__)
+  std::error_code error;
+  if (input_path != "-" && std::filesystem::is_directory(input_path, error)) return;
+  constexpr int kMmapThresholdBytes = 32 * 1024 * 1024;  // glibc's largest
+  constexpr int kTrimThresholdBytes = 1024 * 1024 * 1024;
+  mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
+  mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes);
+#else
+  (void)input_path;
 #endif
 }
 

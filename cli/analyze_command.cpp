@@ -1,5 +1,7 @@
 #include "analyze_command.h"
 
+#include "allocator.h"
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -61,6 +63,7 @@ ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments
   request.per_rank = analysis.per_rank;
   request.text_width = text_width;
   request.link_peak_gb_per_s = analysis.link_gbps;
+  reuse_freed_memory_for(path);
   LoadProgress progress(quiet, "loading");
   request.load.progress = progress.callback();
   Result<ReportPtr> report = analyze(request);
