@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "analysis/name_test.h"
+
 namespace stepscope {
 
 namespace {
@@ -45,7 +47,7 @@ IntervalSet data_loading(const Trace& trace) {
       spans.push_back({e.start_ns[i], e.end_ns(i)});
     }
   }
-  return IntervalSet::from_unsorted(std::move(spans));
+  return IntervalSet::from_sorted(spans);  // collected in start order
 }
 
 // Where the next span of `set` starts at or after t (`limit` when none).
@@ -65,8 +67,9 @@ IntervalSet after_syncs(const Trace& trace, const IntervalSet& busy, const Inter
                         std::int64_t limit) {
   const EventTable& e = trace.events;
   std::vector<Interval> spans;
+  NameTest<is_blocking_call> blocking(trace);  // every launch is a call: test each name once
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_launch_call(e.event_class[i]) || !is_blocking_call(trace.name_of(i))) continue;
+    if (!is_launch_call(e.event_class[i]) || !blocking(i)) continue;
     const std::int64_t end = e.end_ns(i);
     const std::int64_t until = std::min(next_busy(busy, end, limit), end + e.dur_ns[i]);
     spans.push_back({end, std::min(until, next_start(loading, end, until))});
