@@ -37,6 +37,16 @@ const Step* step_at(const StepsResult& steps, std::int64_t t) {
   return step.kept() && t < step.end_ns ? &step : nullptr;
 }
 
+const Step* StepCursor::at(std::int64_t t) {
+  if (t < last_) return step_at(steps_, t);
+  last_ = t;
+  const std::vector<Step>& steps = steps_.steps;
+  while (after_ < steps.size() && steps[after_].start_ns <= t) ++after_;
+  if (after_ == 0) return nullptr;
+  const Step& step = steps[after_ - 1];
+  return step.kept() && t < step.end_ns ? &step : nullptr;
+}
+
 std::size_t add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
                     std::int64_t end_ns, const Step* step) {
   auto found = std::find_if(refs.begin(), refs.end(),

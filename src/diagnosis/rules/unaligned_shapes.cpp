@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 
+#include "analysis/name_test.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/input_dims.h"
 #include "diagnosis/rules/rules.h"
@@ -58,20 +59,23 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
   const EventTable& e = trace.events;
   std::vector<bool> flagged(e.size(), false);
   std::vector<EventRefs> ops;
+  NameTest<is_matmul_or_conv> matmul_or_conv(trace);
+  StepCursor in_step(rank.steps);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (e.event_class[i] != EventClass::kOp || !is_matmul_or_conv(trace.name_of(i))) continue;
+    if (e.event_class[i] != EventClass::kOp || !matmul_or_conv(i)) continue;
     const EventArgs* args = trace.args_of(i);
     if (args == nullptr) continue;
     const int align = alignment(trace.strings.view(args->input_types));
     if (align == 0) continue;
     const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
     if (!shapes || !unaligned_dimension(*shapes, align)) continue;
-    const Step* step = step_at(rank.steps, e.start_ns[i]);
+    const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;
     flagged[i] = true;
     add_ref(ops, fmt::format("{} {}", trace.name_of(i), trace.strings.view(args->input_dims)),
             e.start_ns[i], e.end_ns(i), step);
   }
+  if (ops.empty()) return {};  // nothing flagged: no GPU time to find
   std::int64_t device_ns = 0;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_device_activity(e.event_class[i])) continue;
