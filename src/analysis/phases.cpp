@@ -141,20 +141,11 @@ struct Markers {
   std::unordered_set<std::uint32_t> backward_threads;
 };
 
-// Threads that run backward roots but no profiler step: autograd's device threads.
-std::unordered_set<std::uint32_t> backward_threads(const Trace& trace, const Markers& markers,
-                                                   const std::vector<const Step*>& kept,
-                                                   MarkerNames& names) {
-  std::unordered_set<std::uint32_t> step_threads;
-  for (const Step* step : kept) {
-    if (step->event != kNoEvent) step_threads.insert(trace.events.thread[step->event]);
-  }
+std::unordered_set<std::uint32_t> step_threads(const Trace& trace,
+                                               const std::vector<const Step*>& kept) {
   std::unordered_set<std::uint32_t> threads;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    if (markers.phase[i] == static_cast<std::int8_t>(Phase::kBackward) &&
-        names.starts_backward_name(i) && !step_threads.contains(trace.events.thread[i])) {
-      threads.insert(trace.events.thread[i]);
-    }
+  for (const Step* step : kept) {
+    if (step->event != kNoEvent) threads.insert(trace.events.thread[step->event]);
   }
   return threads;
 }
@@ -164,11 +155,17 @@ Markers find_markers(const Trace& trace, const std::vector<const Step*>& kept) {
   Markers markers;
   markers.phase.assign(e.size(), kNoPhase);
   MarkerNames names(trace);
+  const std::unordered_set<std::uint32_t> with_steps = step_threads(trace, kept);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_op_or_annotation(e.event_class[i])) continue;  // gpu_user_annotation copies excluded
-    markers.phase[i] = names.phase(i);
+    const std::int8_t phase = names.phase(i);
+    markers.phase[i] = phase;
+    // Threads that run backward roots but no profiler step: autograd's device threads.
+    if (phase == static_cast<std::int8_t>(Phase::kBackward) && names.starts_backward_name(i) &&
+        !with_steps.contains(e.thread[i])) {
+      markers.backward_threads.insert(e.thread[i]);
+    }
   }
-  markers.backward_threads = backward_threads(trace, markers, kept, names);
   if (markers.backward_threads.empty()) return markers;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (markers.phase[i] == kNoPhase && e.parent[i] == kNoEvent &&
@@ -210,15 +207,9 @@ bool infer_forward(const Trace& trace, const Step& step, Markers& markers) {
   return inferred;
 }
 
-// Host spans by phase, then the priority subtraction over the kept steps.
-std::array<IntervalSet, kPhaseCount> host_costs(const Trace& trace, const Markers& markers,
-                                                const IntervalSet& steps) {
-  std::array<std::vector<Interval>, kPhaseCount> spans;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    if (markers.phase[i] == kNoPhase) continue;
-    spans[static_cast<std::size_t>(markers.phase[i])].push_back(
-        {trace.events.start_ns[i], trace.events.end_ns(i)});
-  }
+// The priority subtraction of the host spans of each phase over the kept steps.
+std::array<IntervalSet, kPhaseCount> host_costs(
+    const std::array<std::vector<Interval>, kPhaseCount>& spans, const IntervalSet& steps) {
   std::array<IntervalSet, kPhaseCount> costs;
   IntervalSet free = steps;
   for (Phase phase : kPriority) {
@@ -243,13 +234,30 @@ Phase device_phase(const Trace& trace, const Markers& markers, EventIndex activi
   return markers.backward_threads.contains(e.thread[start]) ? Phase::kBackward : Phase::kOther;
 }
 
-std::array<IntervalSet, kPhaseCount> device_sets(const Trace& trace, const Markers& markers) {
-  std::array<std::vector<Interval>, kPhaseCount> spans;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    if (!is_device_activity(trace.events.event_class[i])) continue;
-    spans[index(device_phase(trace, markers, i))].push_back(
-        {trace.events.start_ns[i], trace.events.end_ns(i)});
+// Host spans of the marked events and device activity, by phase, in one pass over the events,
+// in event (start) order.
+struct PhaseSpans {
+  std::array<std::vector<Interval>, kPhaseCount> host;
+  std::array<std::vector<Interval>, kPhaseCount> device;
+};
+
+PhaseSpans phase_spans(const Trace& trace, const Markers& markers) {
+  const EventTable& e = trace.events;
+  PhaseSpans spans;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (markers.phase[i] != kNoPhase) {
+      spans.host[static_cast<std::size_t>(markers.phase[i])].push_back(
+          {e.start_ns[i], e.end_ns(i)});
+    }
+    if (is_device_activity(e.event_class[i])) {
+      spans.device[index(device_phase(trace, markers, i))].push_back({e.start_ns[i], e.end_ns(i)});
+    }
   }
+  return spans;
+}
+
+std::array<IntervalSet, kPhaseCount> device_sets(
+    const std::array<std::vector<Interval>, kPhaseCount>& spans) {
   std::array<IntervalSet, kPhaseCount> sets;
   for (std::size_t p = 0; p < kPhaseCount; ++p) {
     sets[p] = IntervalSet::from_sorted(spans[p]);  // collected in start order
@@ -357,9 +365,10 @@ PhasesResult compute_phases(const Trace& trace, const StepsResult& steps,
     result.steps.push_back(row);
     spans.push_back({step->start_ns, step->end_ns});
   }
+  const PhaseSpans phase = phase_spans(trace, markers);
   const std::array<IntervalSet, kPhaseCount> host =
-      host_costs(trace, markers, IntervalSet::from_unsorted(spans));
-  const std::array<IntervalSet, kPhaseCount> device = device_sets(trace, markers);
+      host_costs(phase.host, IntervalSet::from_unsorted(spans));
+  const std::array<IntervalSet, kPhaseCount> device = device_sets(phase.device);
   for (StepPhases& row : result.steps) {
     const Interval span{row.start_ns, row.end_ns};
     for (std::size_t p = 0; p < kPhaseCount; ++p) {
