@@ -138,15 +138,20 @@ std::vector<CallSpan> launch_call_spans(const Trace& trace, Mode mode) {
     span.last_device_end = std::max(span.last_device_end, e.end_ns(i));
     ++span.activities;
   }
-  // Spans open in the order of their first activity, which is mostly call order already. Calls
-  // that start together may end up in any order: matching them to steps does not depend on it.
+  // Spans open in the order of their first activity; with several streams that is not call
+  // order. Event order is start order, so reading the spans off the call column in event order
+  // sorts them in one pass. Calls that start together may come in any order: matching them to
+  // steps does not depend on it.
   auto by_call_start = [&e](const CallSpan& a, const CallSpan& b) {
     return e.start_ns[a.call] < e.start_ns[b.call];
   };
-  if (!std::is_sorted(spans.begin(), spans.end(), by_call_start)) {
-    std::sort(spans.begin(), spans.end(), by_call_start);
+  if (std::is_sorted(spans.begin(), spans.end(), by_call_start)) return spans;
+  std::vector<CallSpan> in_call_order;
+  in_call_order.reserve(spans.size());
+  for (const std::int32_t span : span_of_call) {
+    if (span >= 0) in_call_order.push_back(spans[static_cast<std::size_t>(span)]);
   }
-  return spans;
+  return in_call_order;
 }
 
 struct DeviceMatch {
