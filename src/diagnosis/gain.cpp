@@ -62,7 +62,9 @@ std::size_t add_ref(std::vector<EventRefs>& refs, std::string_view name, std::in
   ++found->count;
   found->first_start_ns = std::min(found->first_start_ns, start_ns);
   found->last_end_ns = std::max(found->last_end_ns, end_ns);
-  if (step != nullptr &&
+  // Passes in start order add a name's events step after step: the last step listed is the
+  // usual match, and saves searching the list.
+  if (step != nullptr && (found->steps.empty() || found->steps.back() != step->number) &&
       std::find(found->steps.begin(), found->steps.end(), step->number) == found->steps.end()) {
     found->steps.push_back(step->number);
   }
