@@ -80,7 +80,7 @@ void add_analysis_options(CLI::App& command, AnalysisArguments& a) {
       ->capture_default_str();
   command
       .add_option("--threads", a.threads,
-                  "1: one thread; 2: parse and build in parallel (default: by size)")
+                  "1: one thread; 2: import and analyse on two (default: by size)")
       ->check(CLI::Range(1, 2));
   command.add_flag("--group-by-shape", a.group_by_input_shape,
                    "operator table per input shape as well as per name");

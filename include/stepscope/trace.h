@@ -99,28 +99,42 @@ struct ThreadInfo {
 
 // Arguments the analyses need, parsed eagerly into one row per event that has any of them.
 // Everything else in `args` stays reachable through the event's source byte range.
+// The row holds what host ops carry; the arguments of kernels and copies (DeviceArgs) and the
+// collective fields (CollectiveArgs) sit in side tables that a row references by index, -1 when
+// absent. Most rows are ops, and a row with every field was ~144 bytes, the largest single part
+// of a loaded trace; this one is 40.
 struct EventArgs {
-  StringId input_dims = 0;        // raw JSON text of `Input Dims`, e.g. `[[8, 16], [16]]`
-  StringId input_types = 0;       // raw JSON text of `Input type`
-  StringId concrete_inputs = 0;   // raw JSON text of `Concrete Inputs`
-  std::int64_t bytes = kAbsent;   // memcpy / memset size
+  // `Sequence number`: the profiler writes it for ops recorded while autograd builds a graph.
+  std::int64_t sequence_number = kAbsent;
+  std::int64_t flops = kAbsent;      // `flops`, recorded with with_flops=True
+  StringId input_dims = 0;           // raw JSON text of `Input Dims`, e.g. `[[8, 16], [16]]`
+  StringId input_types = 0;          // raw JSON text of `Input type`
+  StringId concrete_inputs = 0;      // raw JSON text of `Concrete Inputs`
+  std::int32_t device_row = -1;      // index into Trace::device_args
+  std::int32_t collective_row = -1;  // index into Trace::collective_args
+};
+
+// Kernel launch and copy arguments; a row exists when any of them differs from its default
+// here (so a reader sees the same values with or without the row).
+struct DeviceArgs {
   double blocks_per_sm = -1;      // `blocks per SM`
   double occupancy_percent = -1;  // `est. achieved occupancy %`
   double warps_per_sm = -1;
+  std::int64_t bytes = kAbsent;  // memcpy / memset size
+  std::int64_t shared_memory = kAbsent;
   std::int32_t grid[3] = {0, 0, 0};
   std::int32_t block[3] = {0, 0, 0};
   std::int32_t registers_per_thread = -1;
-  std::int64_t shared_memory = kAbsent;
-  // Collective fields (NCCL kernels and `record_param_comms`).
-  StringId collective_name = 0;
-  StringId dtype = 0;
-  StringId process_group_name = 0;
+};
+
+// Collective fields (NCCL kernels and `record_param_comms`); a row exists when any is present.
+struct CollectiveArgs {
   std::int64_t in_msg_nelems = kAbsent;
   std::int64_t out_msg_nelems = kAbsent;
   std::int64_t group_size = kAbsent;
-  // `Sequence number`: the profiler writes it for ops recorded while autograd builds a graph.
-  std::int64_t sequence_number = kAbsent;
-  std::int64_t flops = kAbsent;  // `flops`, recorded with with_flops=True
+  StringId collective_name = 0;
+  StringId dtype = 0;
+  StringId process_group_name = 0;
 };
 
 // The complete events of one rank, as parallel columns indexed by EventIndex. B/E pairs are
@@ -247,6 +261,8 @@ struct Trace {
   std::vector<ThreadInfo> threads;
   EventTable events;
   std::vector<EventArgs> args;
+  std::vector<DeviceArgs> device_args;
+  std::vector<CollectiveArgs> collective_args;
   MemoryTable memory;
   FlowTable flows;
   ImportStats stats;
@@ -261,6 +277,17 @@ struct Trace {
     return row < 0 ? nullptr : &args[row];
   }
   const EventArgs* args_of(EventIndex i) && = delete;
+  [[nodiscard]] const DeviceArgs* device_args_of(EventIndex i) const& {
+    const EventArgs* row = args_of(i);
+    return row == nullptr || row->device_row < 0 ? nullptr : &device_args[row->device_row];
+  }
+  const DeviceArgs* device_args_of(EventIndex i) && = delete;
+  [[nodiscard]] const CollectiveArgs* collective_of(EventIndex i) const& {
+    const EventArgs* row = args_of(i);
+    return row == nullptr || row->collective_row < 0 ? nullptr
+                                                     : &collective_args[row->collective_row];
+  }
+  const CollectiveArgs* collective_of(EventIndex i) && = delete;
   [[nodiscard]] const DeviceProperties* device_properties(std::int32_t device) const&;
   const DeviceProperties* device_properties(std::int32_t device) && = delete;
   // Stream of a device activity: `args.stream`, else the numeric tid of its GPU row.

@@ -137,7 +137,7 @@ void bind_native_report(nb::module_& m) {
                                     hta_rounding});
       },
       "path"_a, "mode"_a = "native", "rank"_a = nb::none(), "steps"_a = nb::none(), "top"_a = 10,
-      "skip_bad"_a = false, "threads"_a = 2, "group_by_shape"_a = false, "hta_rounding"_a = true,
+      "skip_bad"_a = false, "threads"_a = 0, "group_by_shape"_a = false, "hta_rounding"_a = true,
       "Analyse a trace file or folder once, without the GIL. Raises a TraceError subclass on "
       "bad input.");
 }

@@ -293,7 +293,7 @@ def analyze(
     steps: tuple[int, int] | None = None,
     top: int = 10,
     skip_bad: bool = False,
-    threads: int = 2,
+    threads: int = 0,
     group_by_shape: bool = False,
     hta_rounding: bool = True,
 ) -> Report:
@@ -307,7 +307,7 @@ def analyze(
         steps: analyse only the kept profiler steps ``(first, last)``, inclusive.
         top: rows in top-N tables.
         skip_bad: in a folder, skip files that fail to load (they are listed in the report).
-        threads: 1 parses on one thread, 2 splits and parses in parallel, 0 picks by size.
+        threads: 1 runs on one thread, 2 imports and analyses on two, 0 picks by size.
         group_by_shape: the operator table per input shape as well as per name.
         hta_rounding: compat-hta only: emulate HTA's µs rounding (False keeps nanoseconds).
 

@@ -23,11 +23,12 @@ namespace {
 
 // An analysis whose result is RankAnalyses::*Member, computed by Compute.
 template <auto Member, auto Compute>
-AnalysisDescription describe(std::string_view name, std::string_view doc) {
+AnalysisDescription describe(std::string_view name, std::string_view doc, std::uint8_t stage = 1) {
   using Result = std::remove_cvref_t<decltype(std::declval<RankAnalyses&>().*Member)>;
   AnalysisDescription d;
   d.name = name;
   d.doc = doc;
+  d.stage = stage;
   d.compute = [](RankAnalyses& rank) { rank.*Member = Compute(rank); };
   if constexpr (figures::Described<Result>) {
     d.type = [] { return &figures::type_of<Result>(); };
@@ -47,7 +48,7 @@ std::span<const AnalysisDescription> analysis_catalogue() {
   using R = RankAnalyses;
   static const AnalysisDescription kCatalogue[] = {
       describe<&R::steps, [](const R& r) { return find_steps(*r.trace, r.options); }>(
-          "steps", "profiler steps (docs/metrics §1.4) and the analysis window W (§0.7)"),
+          "steps", "profiler steps (docs/metrics §1.4) and the analysis window W (§0.7)", 0),
       describe<&R::step_time, [](const R& r) { return step_time_statistics(r.steps); }>(
           "step_time", "statistics of the kept steps' durations and host spans (docs/metrics §2)"),
       describe<&R::step_breakdown,
@@ -81,7 +82,7 @@ std::span<const AnalysisDescription> analysis_catalogue() {
           "", "Python frames and nn.Modules around each event, for findings and the module view"),
       describe<&R::modules,
                [](const R& r) { return compute_module_view(*r.trace, r.steps, r.code); }>(
-          "modules", "time per nn.Module: calls, host and device time, total and self"),
+          "modules", "time per nn.Module: calls, host and device time, total and self", 2),
       describe<&R::launches,
                [](const R& r) { return compute_launches(*r.trace, r.steps, r.options); }>(
           "launches", "launch statistics of the launch calls in W (docs/metrics §7)"),
@@ -99,7 +100,7 @@ std::span<const AnalysisDescription> analysis_catalogue() {
       describe<&R::memory_headroom,
                [](const R& r) {
                  return compute_memory_headroom(*r.trace, r.steps, r.memory, r.options.top);
-               }>("", "peak memory against the device's capacity, for the diagnosis"),
+               }>("", "peak memory against the device's capacity, for the diagnosis", 2),
       describe<&R::compute_efficiency,
                [](const R& r) { return compute_efficiency(*r.trace, r.steps, r.options); }>(
           "compute_efficiency",

@@ -27,15 +27,15 @@ bool has(std::string_view text, std::string_view part) { return text.find(part) 
 // Parent chains are short (a few ops); the bound only guards against a malformed trace.
 constexpr int kMaxAncestors = 64;
 
-const EventArgs* collective_args_of(const Trace& trace, EventIndex event) {
-  const EventArgs* args = trace.args_of(event);
+const CollectiveArgs* collective_args_of(const Trace& trace, EventIndex event) {
+  const CollectiveArgs* args = trace.collective_of(event);
   return args != nullptr && args->collective_name != 0 ? args : nullptr;
 }
 
 // The nearest event with collective args among `from` and its enclosing host events.
-const EventArgs* search_ancestors(const Trace& trace, EventIndex from) {
+const CollectiveArgs* search_ancestors(const Trace& trace, EventIndex from) {
   for (int depth = 0; from != kNoEvent && depth < kMaxAncestors; ++depth) {
-    if (const EventArgs* args = collective_args_of(trace, from)) return args;
+    if (const CollectiveArgs* args = collective_args_of(trace, from)) return args;
     from = trace.events.parent[from];
   }
   return nullptr;
@@ -44,18 +44,19 @@ const EventArgs* search_ancestors(const Trace& trace, EventIndex from) {
 // Recent Kineto writes the collective args on the NCCL kernel; older traces only on the
 // `record_param_comms` op around the launch
 // (docs/metrics/14-collective-bandwidth-nccl-tests-conventi.md §14).
-const EventArgs* find_collective_args(const Trace& trace, EventIndex kernel, bool& from_op) {
+const CollectiveArgs* find_collective_args(const Trace& trace, EventIndex kernel, bool& from_op) {
   from_op = false;
-  if (const EventArgs* own = collective_args_of(trace, kernel)) return own;
+  if (const CollectiveArgs* own = collective_args_of(trace, kernel)) return own;
   from_op = true;
-  if (const EventArgs* args = search_ancestors(trace, trace.events.owner_op[kernel])) return args;
+  if (const CollectiveArgs* args = search_ancestors(trace, trace.events.owner_op[kernel]))
+    return args;
   return search_ancestors(trace, trace.events.launcher[kernel]);
 }
 
 // Element count of S: the output for all-gather, the input otherwise
 // (docs/metrics/14-collective-bandwidth-nccl-tests-conventi.md §14). When only the other side is
 // written, it is n times (or 1/n of) the one we need.
-std::int64_t message_elements(Collective c, const EventArgs& a) {
+std::int64_t message_elements(Collective c, const CollectiveArgs& a) {
   const std::int64_t n = a.group_size;
   if (c == Collective::kAllGather) {
     if (a.out_msg_nelems >= 0) return a.out_msg_nelems;
@@ -77,7 +78,7 @@ struct Call {
 
 enum class Skip : std::uint8_t { kNone, kWithoutArgs, kUnknownDtype, kOtherCollective };
 
-Skip describe_call(const Trace& trace, const EventArgs& args, Call& call) {
+Skip describe_call(const Trace& trace, const CollectiveArgs& args, Call& call) {
   call.collective = parse_collective(trace.strings.view(args.collective_name));
   if (call.collective == Collective::kOther) return Skip::kOtherCollective;
   const std::int64_t size = dtype_size_bytes(trace.strings.view(args.dtype));
@@ -245,7 +246,7 @@ CollectiveBandwidthResult compute_collective_bandwidth(const Trace& trace, const
     }
     ++result.communication_kernels;
     bool from_op = false;
-    const EventArgs* args = find_collective_args(trace, i, from_op);
+    const CollectiveArgs* args = find_collective_args(trace, i, from_op);
     Call call;
     const Skip skip = args == nullptr ? Skip::kWithoutArgs : describe_call(trace, *args, call);
     if (skip != Skip::kNone) {

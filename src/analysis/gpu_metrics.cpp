@@ -64,7 +64,7 @@ std::optional<double> sm_efficiency_weighted_ns(const Trace& trace,
                                                 Interval window, std::int64_t& counted) {
   std::vector<Endpoint> endpoints;
   for (const KernelSpan& kernel : kernels) {
-    const EventArgs* args = trace.args_of(kernel.event);
+    const DeviceArgs* args = trace.device_args_of(kernel.event);
     if (args == nullptr || !(args->blocks_per_sm > 0)) continue;  // absent or not positive
     endpoints.push_back({kernel.span.start, false, args->blocks_per_sm});
     endpoints.push_back({kernel.span.end, true, args->blocks_per_sm});
@@ -96,7 +96,7 @@ std::optional<double> achieved_occupancy(const Trace& trace, const std::vector<K
   double weighted = 0;
   std::int64_t time = 0;
   for (const KernelSpan& kernel : kernels) {
-    const EventArgs* args = trace.args_of(kernel.event);
+    const DeviceArgs* args = trace.device_args_of(kernel.event);
     if (args == nullptr || args->occupancy_percent < 0) continue;
     ++counted;
     const std::int64_t length = overlap(kernel.span, window);

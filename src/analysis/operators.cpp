@@ -26,57 +26,112 @@ bool is_dropped_name(std::string_view name) {
 // The op tree of the table. The linker gives every parent a smaller index than its children
 // (it links each event to an earlier, still open one), so one forward pass sees parents first
 // and one backward pass sees children first.
-struct OpTree {
-  std::vector<char> kept;        // a node of the table: host nested event, name not dropped
-  std::vector<EventIndex> up;    // nearest kept ancestor
-  std::vector<EventIndex> node;  // the node an event counts as: itself, or the one it merged into
-  std::int64_t merged = 0;
+//
+// Memory: a large trace has millions of nodes, so per-event state is one flags byte and one
+// slot number; the times (NodeTimes) exist only for the nodes that can have any, those with
+// children or with device activities of their own.
+class OpTree {
+ public:
+  static constexpr std::int32_t kNoSlot = -1;
+
+  explicit OpTree(const Trace& trace) : trace_(trace), flags_(trace.events.size(), 0) {}
+
+  [[nodiscard]] bool kept(EventIndex i) const { return (flags_[i] & kKept) != 0; }
+  // A node folded into its parent (its only child, same name): it has no row of its own.
+  [[nodiscard]] bool merged(EventIndex i) const { return (flags_[i] & kMerged) != 0; }
+  // Nearest kept ancestor.
+  [[nodiscard]] EventIndex up(EventIndex i) const { return kept_from(trace_.events.parent[i]); }
+  // `from` if kept, else its nearest kept ancestor.
+  [[nodiscard]] EventIndex kept_from(EventIndex from) const {
+    while (from != kNoEvent && !kept(from)) from = trace_.events.parent[from];
+    return from;
+  }
+  // The times of the node an event counts as, or kNoSlot when all of them are zero.
+  [[nodiscard]] std::int32_t slot(EventIndex i) const { return slot_[i]; }
+  [[nodiscard]] std::int32_t slots() const { return slot_count_; }
+  [[nodiscard]] std::int64_t merged_count() const { return merged_count_; }
+
+  void build() {
+    keep_nodes();
+    mark_device_owners();
+    merge_and_assign_slots();
+  }
+
+ private:
+  // Flags bits: a saturating child count (0, 1, 2 = more) in the low two bits; only "exactly
+  // one child" matters for merging, and "any child" for needing times.
+  static constexpr std::uint8_t kChildren = 0x03;
+  static constexpr std::uint8_t kKept = 0x04;  // a node: host nested event, name not dropped
+  static constexpr std::uint8_t kMerged = 0x08;
+  static constexpr std::uint8_t kOwnsActivity = 0x10;
+
+  [[nodiscard]] std::uint8_t children(EventIndex i) const { return flags_[i] & kChildren; }
+
+  void keep_nodes() {
+    const EventTable& e = trace_.events;
+    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+      if (!is_nested_host_event(e.event_class[i]) || is_dropped_name(trace_.name_of(i))) continue;
+      flags_[i] |= kKept;
+      const EventIndex parent = up(i);
+      if (parent != kNoEvent && children(parent) < 2) ++flags_[parent];
+    }
+  }
+
+  void mark_device_owners() {
+    const EventTable& e = trace_.events;
+    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+      if (!is_device_activity(e.event_class[i])) continue;
+      const EventIndex owner = kept_from(e.owner_op[i]);
+      if (owner != kNoEvent) flags_[owner] |= kOwnsActivity;
+    }
+  }
+
+  // PyTorch's `_remove_dup_nodes`: a parent whose only child has its name absorbs that child
+  // (children and kernels move up), repeatedly, so a chain of such wrappers becomes one node.
+  // PyTorch replaces the parent's own kernels by the child's; stepscope keeps both. A node that
+  // is merged into has a child, so it has a slot, which the merged node shares.
+  void merge_and_assign_slots() {
+    const EventTable& e = trace_.events;
+    slot_.assign(e.size(), kNoSlot);
+    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+      if (!kept(i)) continue;
+      const EventIndex parent = up(i);
+      if (parent != kNoEvent && children(parent) == 1 && e.name[parent] == e.name[i]) {
+        flags_[i] |= kMerged;
+        slot_[i] = slot_[parent];
+        ++merged_count_;
+      } else if (children(i) > 0 || (flags_[i] & kOwnsActivity) != 0) {
+        slot_[i] = slot_count_++;
+      }
+    }
+  }
+
+  const Trace& trace_;
+  std::vector<std::uint8_t> flags_;
+  std::vector<std::int32_t> slot_;
+  std::int32_t slot_count_ = 0;
+  std::int64_t merged_count_ = 0;
 };
 
-void keep_nodes(const Trace& trace, OpTree& tree, std::vector<std::int32_t>& children) {
-  const EventTable& e = trace.events;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_nested_host_event(e.event_class[i]) || is_dropped_name(trace.name_of(i))) continue;
-    tree.kept[i] = 1;
-    EventIndex up = e.parent[i];
-    while (up != kNoEvent && tree.kept[up] == 0) up = e.parent[up];
-    tree.up[i] = up;
-    if (up != kNoEvent) ++children[up];
-  }
-}
-
-// PyTorch's `_remove_dup_nodes`: a parent whose only child has its name absorbs that child
-// (children and kernels move up), repeatedly, so a chain of such wrappers becomes one node.
-// PyTorch replaces the parent's own kernels by the child's; stepscope keeps both.
-OpTree build_tree(const Trace& trace) {
-  const EventTable& e = trace.events;
-  OpTree tree;
-  tree.kept.assign(e.size(), 0);
-  tree.up.assign(e.size(), kNoEvent);
-  tree.node.assign(e.size(), kNoEvent);
-  std::vector<std::int32_t> children(e.size(), 0);
-  keep_nodes(trace, tree, children);
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (tree.kept[i] == 0) continue;
-    const EventIndex up = tree.up[i];
-    const bool merge = up != kNoEvent && children[up] == 1 && e.name[up] == e.name[i];
-    tree.node[i] = merge ? tree.node[up] : i;
-    tree.merged += merge ? 1 : 0;
-  }
-  return tree;
-}
-
-EventIndex node_of_owner(const Trace& trace, const OpTree& tree, EventIndex owner) {
-  while (owner != kNoEvent && tree.kept[owner] == 0) owner = trace.events.parent[owner];
-  return owner == kNoEvent ? kNoEvent : tree.node[owner];
-}
-
+// What a node adds to its row. Kept only for nodes with a slot.
 struct NodeTimes {
   std::int64_t children_cpu = 0;
   std::int64_t self_device = 0;
   std::int64_t total_device = 0;
-  std::int64_t activities = 0;
+  std::int32_t activities = 0;  // fewer than the events, which EventIndex counts
+  EventIndex node = kNoEvent;   // the node that has the row
 };
+
+// One NodeTimes per slot, each knowing its node.
+std::vector<NodeTimes> times_of_slots(const Trace& trace, const OpTree& tree) {
+  std::vector<NodeTimes> times(static_cast<std::size_t>(tree.slots()));
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    if (tree.kept(i) && !tree.merged(i) && tree.slot(i) != OpTree::kNoSlot) {
+      times[tree.slot(i)].node = i;
+    }
+  }
+  return times;
+}
 
 struct Scope {
   std::optional<Interval> range;
@@ -117,18 +172,19 @@ class DeviceAttribution {
  private:
   void add(EventIndex i, OperatorsResult& result) {
     const EventTable& e = trace_.events;
-    const EventIndex node = node_of_owner(trace_, tree_, e.owner_op[i]);
-    if (node != kNoEvent) {
-      times_[node].self_device += e.dur_ns[i];
-      ++times_[node].activities;
-      if (!scope_.contains(e.start_ns[node])) return;
+    const EventIndex owner = tree_.kept_from(e.owner_op[i]);
+    if (owner != kNoEvent) {
+      NodeTimes& times = times_[tree_.slot(owner)];  // an owner has a slot
+      times.self_device += e.dur_ns[i];
+      ++times.activities;
+      if (!scope_.contains(e.start_ns[times.node])) return;
       count_path(i, result);
     } else {
       if (!scope_.contains(e.start_ns[i])) return;
       result.unattributed_device_ns += e.dur_ns[i];
       ++result.unattributed_activities;
     }
-    add_to_row(i, node == kNoEvent);
+    add_to_row(i, owner == kNoEvent);
   }
 
   // External id matching the op's own External id (current traces), or the launch call's
@@ -184,15 +240,21 @@ class DeviceAttribution {
 };
 
 // Children come after parents: walking backwards, totals flow up to each merged node.
+// A parent has a child, so it has a slot; a node without one adds only its duration.
 void roll_up(const Trace& trace, const OpTree& tree, std::vector<NodeTimes>& times) {
   const EventTable& e = trace.events;
   for (EventIndex i = static_cast<EventIndex>(e.size()) - 1; i >= 0; --i) {
-    if (tree.kept[i] == 0 || tree.node[i] != i) continue;
-    times[i].total_device += times[i].self_device;
-    if (tree.up[i] == kNoEvent) continue;
-    const EventIndex up = tree.node[tree.up[i]];
-    times[up].children_cpu += e.dur_ns[i];
-    times[up].total_device += times[i].total_device;
+    if (!tree.kept(i) || tree.merged(i)) continue;
+    std::int64_t total_device = 0;
+    if (const std::int32_t slot = tree.slot(i); slot != OpTree::kNoSlot) {
+      times[slot].total_device += times[slot].self_device;
+      total_device = times[slot].total_device;
+    }
+    const EventIndex up = tree.up(i);
+    if (up == kNoEvent) continue;
+    NodeTimes& parent = times[tree.slot(up)];
+    parent.children_cpu += e.dur_ns[i];
+    parent.total_device += total_device;
   }
 }
 
@@ -292,19 +354,22 @@ OperatorsResult compute_operators(const Trace& trace, const StepsResult& steps,
   result.grouped_by_input_shape = options.group_by_input_shape;
   const Scope scope = scope_of(steps);
   result.scope = scope.range;
-  const OpTree tree = build_tree(trace);
-  result.merged_single_children = tree.merged;
-  std::vector<NodeTimes> times(trace.events.size());
+  OpTree tree(trace);
+  tree.build();
+  result.merged_single_children = tree.merged_count();
+  std::vector<NodeTimes> times = times_of_slots(trace, tree);
   DeviceAttribution(trace, tree, scope, times).run(result);
   roll_up(trace, tree, times);
+  const NodeTimes no_times;
   RowBuilder rows(trace, options.group_by_input_shape);
   for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    if (tree.kept[i] == 0 || tree.node[i] != i) continue;
+    if (!tree.kept(i) || tree.merged(i)) continue;
     if (!scope.contains(trace.events.start_ns[i])) {
       ++result.ops_outside_scope;
       continue;
     }
-    rows.add(i, times[i], result);
+    const std::int32_t slot = tree.slot(i);
+    rows.add(i, slot == OpTree::kNoSlot ? no_times : times[slot], result);
   }
   result.rows = rows.take();
   finish_rows(result);

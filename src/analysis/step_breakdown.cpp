@@ -63,19 +63,49 @@ bool is_sync_call_name(std::string_view name) {
   return copy && name.find("Async") == name.npos;
 }
 
+// Intervals merged as they arrive. Events come in start order (the table is sorted by start),
+// so a role holds about its merged set rather than one entry per event: a sort of millions of
+// intervals, and the memory for them, is avoided. Merging an interval into the previous one
+// keeps their union, which is all the final set depends on, so an interval out of start order
+// (float rounding in compat-tb could do that) is only kept for the sort at the end.
+class MergingIntervals {
+ public:
+  void add(Interval interval) {
+    if (interval.end <= interval.start) return;  // dropped by IntervalSet too
+    if (!intervals_.empty()) {
+      Interval& last = intervals_.back();
+      if (interval.start >= last.start && interval.start <= last.end) {
+        last.end = std::max(last.end, interval.end);
+        return;
+      }
+      sorted_ &= interval.start >= last.start;
+    }
+    intervals_.push_back(interval);
+  }
+  // Frees the list as it returns, so that one role at a time is held twice.
+  [[nodiscard]] IntervalSet finish() && {
+    std::vector<Interval> list = std::move(intervals_);
+    return sorted_ ? IntervalSet::from_sorted(list) : IntervalSet::from_unsorted(std::move(list));
+  }
+
+ private:
+  std::vector<Interval> intervals_;
+  bool sorted_ = true;
+};
+
 struct RoleSets {
-  std::array<std::vector<Interval>, kRolesBeforeOther> intervals;
-  std::vector<Interval> sync_calls;  // native: blocking runtime calls
+  std::array<MergingIntervals, kRolesBeforeOther> intervals;
+  MergingIntervals sync_calls;  // native: blocking runtime calls
   std::vector<std::string> quirks;
 };
 
 void add(RoleSets& sets, StepRole role, const EventTable& e, EventIndex i) {
-  sets.intervals[static_cast<std::size_t>(role)].push_back({e.start_ns[i], e.end_ns(i)});
+  sets.intervals[static_cast<std::size_t>(role)].add({e.start_ns[i], e.end_ns(i)});
 }
 
 // compat-tb: the interval as tb_plugin's float64 µs arithmetic sees it.
 void add_tb(RoleSets& sets, StepRole role, const EventTable& e, EventIndex i) {
-  sets.intervals[static_cast<std::size_t>(role)].push_back(
+  sets.intervals[static_cast<std::size_t>(role)].add(
       tb::float_interval(e.start_ns[i], e.dur_ns[i]));
 }
 
@@ -179,7 +209,7 @@ RoleSets native_role_sets(const Trace& trace) {
       }
     } else if (is_launch_call(c)) {
       add(sets, StepRole::kRuntime, e, i);
-      if (is_sync_call_name(name)) sets.sync_calls.push_back({e.start_ns[i], e.end_ns(i)});
+      if (is_sync_call_name(name)) sets.sync_calls.add({e.start_ns[i], e.end_ns(i)});
     } else if (c == EventClass::kOp || c == EventClass::kAnnotation) {
       if (tb::is_profiler_step_name(name)) continue;
       // Host spans of collectives are CPU time; their device time is Communication above.
@@ -203,6 +233,7 @@ Costs subtract_in_priority(const IntervalSet& steps,
   IntervalSet free = steps;
   for (std::size_t r = 0; r < kRolesBeforeOther; ++r) {
     costs.role[r] = free.intersect(roles[r]);
+    roles[r] = IntervalSet();  // no longer needed: free it before the next role
     free = free.subtract(costs.role[r]);
   }
   costs.role[kRolesBeforeOther] = std::move(free);
@@ -218,8 +249,9 @@ Costs subtract_like_tb(const IntervalSet& steps, std::array<IntervalSet, kRolesB
   for (std::size_t r = 0; r < kRolesBeforeOther; ++r) {
     if (!slots.empty()) {
       costs.role[r] = slots.intersect(roles[r]);
+      roles[r] = IntervalSet();  // no longer needed: free it before the next role
     } else {
-      costs.role[r] = roles[r];
+      costs.role[r] = std::move(roles[r]);
       slots = steps;
       restarted |= r > 0;
     }
@@ -304,7 +336,7 @@ StepBreakdownResult compute_step_breakdown(const Trace& trace, const StepsResult
   RoleSets sets = compat ? tb_role_sets(trace) : native_role_sets(trace);
   std::array<IntervalSet, kRolesBeforeOther> roles;
   for (std::size_t r = 0; r < kRolesBeforeOther; ++r) {
-    roles[r] = IntervalSet::from_unsorted(std::move(sets.intervals[r]));
+    roles[r] = std::move(sets.intervals[r]).finish();
   }
   std::vector<Interval> step_spans;
   for (const Step* step : kept) {
@@ -320,7 +352,7 @@ StepBreakdownResult compute_step_breakdown(const Trace& trace, const StepsResult
       compat ? subtract_like_tb(step_set, roles, restarted) : subtract_in_priority(step_set, roles);
   if (!compat) {
     costs.runtime_sync = costs.role[static_cast<std::size_t>(StepRole::kRuntime)].intersect(
-        IntervalSet::from_unsorted(std::move(sets.sync_calls)));
+        std::move(sets.sync_calls).finish());
   }
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const Step* step = kept[i];

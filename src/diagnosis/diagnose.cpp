@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "concurrency/parallel_for.h"
 #include "diagnosis/code_attribution.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/rule.h"
@@ -113,10 +114,14 @@ bool needs_inferred_iterations(const RankAnalyses& rank) {
 Diagnosis diagnose_steps(const RankAnalyses& rank) {
   Diagnosis diagnosis;
   diagnosis.window = describe_window(rank.steps);
-  for (const Rule& rule : all_rules()) {
-    std::vector<Finding> found = rule.check(rank);
-    diagnosis.findings.insert(diagnosis.findings.end(), std::make_move_iterator(found.begin()),
-                              std::make_move_iterator(found.end()));
+  // Rules are independent: they may run side by side, and their findings join in rule order.
+  const std::vector<Rule>& rules = all_rules();
+  std::vector<std::vector<Finding>> found(rules.size());
+  parallel_for(rules.size(), rank.options.threads,
+               [&](std::size_t i) { found[i] = rules[i].check(rank); });
+  for (std::vector<Finding>& some : found) {
+    diagnosis.findings.insert(diagnosis.findings.end(), std::make_move_iterator(some.begin()),
+                              std::make_move_iterator(some.end()));
   }
   attribute_code(rank, diagnosis.findings);
   diagnosis.memory_headroom = rank.memory_headroom.devices;

@@ -15,18 +15,18 @@ namespace {
 constexpr int kMaxAncestors = 64;
 constexpr std::size_t kMaxOps = 40;
 
-const EventArgs* collective_args_of(const Trace& trace, EventIndex event) {
-  const EventArgs* args = trace.args_of(event);
+const CollectiveArgs* collective_args_of(const Trace& trace, EventIndex event) {
+  const CollectiveArgs* args = trace.collective_of(event);
   return args != nullptr && args->collective_name != 0 ? args : nullptr;
 }
 
 // Kineto writes the collective args on the NCCL kernel, or (older traces) on the
 // `record_param_comms` op around its launch.
-const EventArgs* find_collective_args(const Trace& trace, EventIndex kernel) {
-  if (const EventArgs* own = collective_args_of(trace, kernel)) return own;
+const CollectiveArgs* find_collective_args(const Trace& trace, EventIndex kernel) {
+  if (const CollectiveArgs* own = collective_args_of(trace, kernel)) return own;
   for (EventIndex from : {trace.events.owner_op[kernel], trace.events.launcher[kernel]}) {
     for (int depth = 0; from != kNoEvent && depth < kMaxAncestors; ++depth) {
-      if (const EventArgs* args = collective_args_of(trace, from)) return args;
+      if (const CollectiveArgs* args = collective_args_of(trace, from)) return args;
       from = trace.events.parent[from];
     }
   }
@@ -64,7 +64,7 @@ std::string kind_from_kernel_name(std::string_view name) {
   return "unknown";
 }
 
-std::int64_t message_bytes(const Trace& trace, const EventArgs& a) {
+std::int64_t message_bytes(const Trace& trace, const CollectiveArgs& a) {
   const Collective c = parse_collective(trace.strings.view(a.collective_name));
   const std::int64_t size = dtype_size_bytes(trace.strings.view(a.dtype));
   if (size == 0) return kAbsent;
@@ -103,7 +103,7 @@ void device_collectives(const Trace& trace, std::vector<SummaryCollective>& out,
     SummaryCollective coll;
     coll.start_ns = trace.events.start_ns[i];
     coll.end_ns = trace.events.end_ns(i);
-    if (const EventArgs* args = find_collective_args(trace, i)) {
+    if (const CollectiveArgs* args = find_collective_args(trace, i)) {
       coll.kind = kind_of(trace.strings.view(args->collective_name));
       coll.group = std::string(trace.strings.view(args->process_group_name));
       coll.dtype = std::string(trace.strings.view(args->dtype));
@@ -149,7 +149,7 @@ void host_collectives(const Trace& trace, const StepsResult& steps,
   if (!any_gloo) {
     for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
       if (trace.events.event_class[i] != EventClass::kOp) continue;
-      const EventArgs* args = collective_args_of(trace, i);
+      const CollectiveArgs* args = collective_args_of(trace, i);
       if (args == nullptr) continue;
       SummaryCollective coll;
       coll.kind = kind_of(trace.strings.view(args->collective_name));

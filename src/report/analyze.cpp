@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "concurrency/parallel_for.h"
 #include "report/report_model.h"
 #include "report/step_selection.h"
 #include "stepscope/analysis/catalogue.h"
@@ -26,20 +27,25 @@ unsigned worker_count(const AnalyzeRequest& request, std::size_t tasks) {
   return static_cast<unsigned>(std::clamp<std::size_t>(wanted, 1, std::max<std::size_t>(tasks, 1)));
 }
 
-// Runs work(0) ... work(tasks - 1), `workers` at a time; each index exactly once.
-void run_parallel(std::size_t tasks, unsigned workers,
-                  const std::function<void(std::size_t)>& work) {
-  std::atomic<std::size_t> next{0};
-  auto drain = [&] {
-    for (std::size_t i = next++; i < tasks; i = next++) work(i);
-  };
-  if (workers <= 1) {
-    drain();
-    return;
+// Analyses of one rank run on two threads from this many events: below it, starting a thread
+// costs more than it saves.
+constexpr std::size_t kParallelAnalysesFromEvents = 20'000;
+
+// The analysis threads of each rank: ranks analysed side by side take one each; one rank takes
+// what the load was given, else two on a large enough trace.
+AnalysisOptions rank_options(const AnalyzeRequest& request, const Trace& trace,
+                             unsigned rank_workers) {
+  AnalysisOptions options = request.analysis;
+  if (options.threads != 0) return options;
+  if (rank_workers > 1) {
+    options.threads = 1;
+  } else if (request.load.threads != 0) {
+    options.threads = request.load.threads;
+  } else {
+    const bool large = trace.events.size() >= kParallelAnalysesFromEvents;
+    options.threads = large && std::thread::hardware_concurrency() >= 2 ? 2 : 1;
   }
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < workers; ++t) threads.emplace_back(drain);
-  for (std::thread& t : threads) t.join();
+  return options;
 }
 
 RankReport analyze_and_diagnose(const Trace& trace, const AnalysisOptions& options) {
@@ -85,8 +91,10 @@ Status analyze_loaded(const AnalyzeRequest& request, Report& report) {
   const auto analysis_start = std::chrono::steady_clock::now();
   const std::size_t n = report.traces.ranks.size();
   std::vector<std::optional<RankReport>> analysed(n);
-  run_parallel(n, worker_count(request, n), [&](std::size_t i) {
-    analysed[i].emplace(analyze_and_diagnose(report.traces.ranks[i], request.analysis));
+  const unsigned workers = worker_count(request, n);
+  parallel_for(n, workers, [&](std::size_t i) {
+    const Trace& trace = report.traces.ranks[i];
+    analysed[i].emplace(analyze_and_diagnose(trace, rank_options(request, trace, workers)));
   });
   report.ranks.reserve(n);
   for (std::optional<RankReport>& rank : analysed) report.ranks.push_back(std::move(*rank));
@@ -244,14 +252,15 @@ class FolderProgress {
 };
 
 // One trace of a streamed folder: loaded, analysed, summarised, offered to `kept`, dropped.
-void stream_file(const AnalyzeRequest& request, const LoadOptions& load, std::size_t index,
-                 StreamedFile& out, KeptRanks& kept) {
+void stream_file(const AnalyzeRequest& request, const LoadOptions& load, unsigned workers,
+                 std::size_t index, StreamedFile& out, KeptRanks& kept) {
   out.member = load_folder_member(out.path, static_cast<std::int64_t>(index), load);
   if (!out.member.trace) return;
   // Moved out, so that the trace is dropped when this rank is done.
   const HeldTrace held(std::move(*out.member.trace), request.on_trace_alive);
   out.member.trace.reset();
-  const RankReport rank = analyze_and_diagnose(held.get(), request.analysis);
+  const RankReport rank =
+      analyze_and_diagnose(held.get(), rank_options(request, held.get(), workers));
   if (Status s = check_selection(rank, request.analysis); !s) {
     out.member.error = std::move(s).error();
     return;
@@ -287,9 +296,9 @@ Status analyze_streamed(const AnalyzeRequest& request, TraceFolder listing, Repo
   FolderProgress progress(listing.files, request.load.progress);
   KeptRanks kept(request.per_rank ? files.size() : kRanksKeptInFull);
   std::atomic<bool> failed{false};
-  run_parallel(files.size(), workers, [&](std::size_t i) {
+  parallel_for(files.size(), workers, [&](std::size_t i) {
     if (failed) return;
-    stream_file(request, load, i, files[i], kept);
+    stream_file(request, load, workers, i, files[i], kept);
     if (files[i].member.error) failed = true;
     progress.file_done(files[i].path);
   });
@@ -346,7 +355,13 @@ Result<std::optional<TraceFolder>> listing_to_stream(const AnalyzeRequest& reque
 RankAnalyses analyze_rank(const Trace& trace, const AnalysisOptions& options) {
   RankAnalyses rank(trace);
   rank.options = options;
-  for (const AnalysisDescription& analysis : analysis_catalogue()) analysis.compute(rank);
+  for (std::uint8_t stage = 0; stage <= kLastAnalysisStage; ++stage) {
+    std::vector<const AnalysisDescription*> due;
+    for (const AnalysisDescription& analysis : analysis_catalogue()) {
+      if (analysis.stage == stage) due.push_back(&analysis);
+    }
+    parallel_for(due.size(), options.threads, [&](std::size_t i) { due[i]->compute(rank); });
+  }
   return rank;
 }
 

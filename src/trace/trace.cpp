@@ -105,7 +105,8 @@ std::int32_t Trace::activity_device(EventIndex i) const {
 
 std::size_t Trace::bytes() const {
   std::size_t total = events.bytes() + strings.bytes();
-  total += args.size() * sizeof(EventArgs);
+  total += args.size() * sizeof(EventArgs) + device_args.size() * sizeof(DeviceArgs) +
+           collective_args.size() * sizeof(CollectiveArgs);
   total += column_bytes(memory.time_ns) + column_bytes(memory.address) +
            column_bytes(memory.bytes) + column_bytes(memory.total_allocated) +
            column_bytes(memory.total_reserved) + column_bytes(memory.device_type) +

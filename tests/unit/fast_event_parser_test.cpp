@@ -41,8 +41,8 @@ void expect_same(const RawEvent& a, const RawEvent& b, const std::string& where)
   EXPECT_EQ(a.process_group_name, b.process_group_name) << where;
   EXPECT_EQ(a.metadata_name, b.metadata_name) << where;
   EXPECT_EQ(a.has_event_args, b.has_event_args) << where;
-  const EventArgs& x = a.numeric_args;
-  const EventArgs& y = b.numeric_args;
+  const RawArgs& x = a.numeric_args;
+  const RawArgs& y = b.numeric_args;
   EXPECT_EQ(x.bytes, y.bytes) << where;
   EXPECT_EQ(x.blocks_per_sm, y.blocks_per_sm) << where;
   EXPECT_EQ(x.occupancy_percent, y.occupancy_percent) << where;

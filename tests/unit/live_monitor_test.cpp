@@ -79,7 +79,11 @@ TEST(LiveMonitor, ForkingChildsWorkersAreFoundAndAttributed) {
   const MonitorSummary s = summarize(t);
   EXPECT_GE(s.max_workers, 2);
   EXPECT_LE(s.main_cpu_cores.p50, 0.2);
-  EXPECT_GE(s.workers_cpu_cores.p50, 0.8);  // two busy workers on a machine of two or more CPUs
+  // Two busy workers: near two cores on an idle machine of two or more CPUs, still well above
+  // what an idle parent shows when other work shares the cores (the test must not depend on
+  // the machine being quiet); had their time gone to the parent, they would read zero.
+  EXPECT_GE(s.workers_cpu_cores.p50, 0.3);
+  EXPECT_GT(s.workers_cpu_cores.p50, 2 * s.main_cpu_cores.p50);
   ASSERT_FALSE(t.samples.empty());
   const Sample& last = t.samples.back();
   std::set<std::int32_t> tree;

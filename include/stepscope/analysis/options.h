@@ -29,6 +29,9 @@ struct AnalysisOptions {
   bool infer_iterations = false;
   bool hta_rounding = true;  // compat-hta: emulate HTA's µs rounding
                              // (docs/metrics/00-conventions-for-every-figure.md §0.6)
+  // Threads for the analyses and rules of one rank; 0: pick by the trace's size. The results do
+  // not depend on it (each analysis and rule writes only its own result).
+  unsigned threads = 0;
 };
 
 }  // namespace stepscope

@@ -43,7 +43,7 @@ std::vector<Finding> check_low_occupancy(const RankAnalyses& rank) {
     const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;
     kernel_ns += e.dur_ns[i];
-    const EventArgs* args = trace.args_of(i);
+    const DeviceArgs* args = trace.device_args_of(i);
     if (args == nullptr) continue;
     if (args->blocks_per_sm <= 0 || args->blocks_per_sm >= kFewBlocksPerSm) continue;
     low_ns += e.dur_ns[i];

@@ -347,7 +347,7 @@ Status read_metadata_name(od::value value, RawEvent& out) {
 
 // Reads one recognised arg. Event args mark the event as needing an EventArgs row.
 Status read_arg(ArgKey key, od::value value, RawEvent& out) {
-  EventArgs& numeric = out.numeric_args;
+  RawArgs& numeric = out.numeric_args;
   std::int64_t integer = 0;
   switch (key) {
     case ArgKey::kOther:

@@ -269,7 +269,7 @@ bool memory_address(Cursor& cursor, RawEvent& out) {
 }
 
 bool arg(Cursor& cursor, ArgKey key, RawEvent& out) {
-  EventArgs& numeric = out.numeric_args;
+  RawArgs& numeric = out.numeric_args;
   std::int64_t integer = 0;
   switch (key) {
     case ArgKey::kOther:

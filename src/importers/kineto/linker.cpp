@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "concurrency/parallel_for.h"
 #include "trace/flat_id_map.h"
 
 namespace stepscope::kineto {
@@ -115,9 +116,14 @@ void link_owners(Trace& trace) {
 
 }  // namespace
 
-void link_events(Trace& trace, ImportNotes& notes) {
-  link_nesting(trace);
-  link_launches(trace, notes);
+void link_events(Trace& trace, ImportNotes& notes, unsigned threads) {
+  parallel_for(2, threads, [&](std::size_t part) {
+    if (part == 0) {
+      link_launches(trace, notes);
+    } else {
+      link_nesting(trace);
+    }
+  });
   trace.stats.external_id_is_correlation = external_id_is_correlation(trace.events);
   link_owners(trace);
 }

@@ -10,7 +10,8 @@
 namespace stepscope::kineto {
 
 // Requires events sorted by start time, longer first on ties.
-// Duplicate correlation ids are resolved and noted in `notes`.
-void link_events(Trace& trace, ImportNotes& notes);
+// Duplicate correlation ids are resolved and noted in `notes`. With two threads, nesting and
+// launches (independent of each other) are linked side by side.
+void link_events(Trace& trace, ImportNotes& notes, unsigned threads = 1);
 
 }  // namespace stepscope::kineto

@@ -45,11 +45,11 @@ unsigned effective_threads(const LoadOptions& options, const io::ByteSource& sou
 }
 
 // An upper estimate: profiler events take at least ~100 bytes of JSON, and gzip compresses trace
-// JSON about ten times. Capped: a sparse or huge file (or a tight address-space limit) must not
-// fail before a byte is parsed; the columns grow as needed past the cap.
+// JSON about ten times. Capped, for sparse or huge files: the columns grow as needed past the cap
+// (and TraceBuilder::reserve asks for less under an address-space limit).
 std::size_t expected_events(const io::ByteSource& source) {
   constexpr std::uint64_t kMinEventBytes = 100;
-  constexpr std::uint64_t kMaxReservedEvents = 1U << 20;
+  constexpr std::uint64_t kMaxReservedEvents = 1U << 26;
   return static_cast<std::size_t>(std::min<std::uint64_t>(
       expected_decompressed_bytes(source) / kMinEventBytes + 1024, kMaxReservedEvents));
 }
@@ -80,7 +80,8 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   }
   if (trace.stats.events_seen == 0)
     return fail(make_error(ErrorKind::kNotTrace, "empty trace: traceEvents has no events"));
-  if (Status s = builder.finish(splitter.top_level()); !s) return fail(std::move(s).error());
+  if (Status s = builder.finish(splitter.top_level(), threads); !s)
+    return fail(std::move(s).error());
   trace.stats.input_bytes = splitter.bytes_read();
   if (notes != nullptr) {
     for (std::string& line : builder.notes().describe(name)) notes->push_back(std::move(line));

@@ -14,7 +14,7 @@ namespace stepscope::kineto {
 
 namespace {
 
-constexpr std::size_t kBatchBytes = 2 << 20;
+constexpr std::size_t kBatchBytes = 512 << 10;
 constexpr std::size_t kMaxBatchesInFlight = 4;
 
 // A batch after parsing: events whose strings point into `text` or `arena`, and the first

@@ -27,6 +27,24 @@ struct RawMemory {
   std::int64_t device_id = -1;
 };
 
+// The numeric args as parsed, every field on one struct; the builder splits them into the
+// trace's EventArgs, DeviceArgs and CollectiveArgs rows.
+struct RawArgs {
+  std::int64_t bytes = kAbsent;
+  double blocks_per_sm = -1;
+  double occupancy_percent = -1;
+  double warps_per_sm = -1;
+  std::int32_t grid[3] = {0, 0, 0};
+  std::int32_t block[3] = {0, 0, 0};
+  std::int32_t registers_per_thread = -1;
+  std::int64_t shared_memory = kAbsent;
+  std::int64_t in_msg_nelems = kAbsent;
+  std::int64_t out_msg_nelems = kAbsent;
+  std::int64_t group_size = kAbsent;
+  std::int64_t sequence_number = kAbsent;
+  std::int64_t flops = kAbsent;
+};
+
 struct RawEvent {
   char phase = 0;
   std::string_view name;
@@ -50,7 +68,7 @@ struct RawEvent {
   std::string_view dtype;
   std::string_view process_group_name;
   std::string_view metadata_name;  // args.name of `M` events
-  EventArgs numeric_args;          // the numeric part; string ids are filled by the builder
+  RawArgs numeric_args;            // the numeric part; string ids are filled by the builder
   bool has_event_args = false;
   RawMemory memory;
   // Fields of the wrong type that were tolerated rather than refused (the builder turns them

@@ -4,21 +4,29 @@
 
 #include <algorithm>
 #include <charconv>
+#include <new>
 #include <numeric>
 
+#include "concurrency/parallel_for.h"
 #include "importers/kineto/decimal.h"
+#include "importers/kineto/event_args_rows.h"
 #include "importers/kineto/linker.h"
 
 namespace stepscope::kineto {
 
 namespace {
 
-template <typename T>
-void permute(std::vector<T>& column, const std::vector<EventIndex>& order) {
-  std::vector<T> sorted;
-  sorted.reserve(order.size());
-  for (EventIndex source : order) sorted.push_back(column[source]);
-  column.swap(sorted);
+// Reorders columns of one type by `order` through one scratch buffer, which each column trades
+// places with, rather than a new vector per column.
+template <typename T, typename... More>
+void permute(const std::vector<EventIndex>& order, std::vector<T>& first, More&... more) {
+  std::vector<T> scratch(order.size());
+  auto reorder = [&order, &scratch](std::vector<T>& column) {
+    for (std::size_t k = 0; k < order.size(); ++k) scratch[k] = column[order[k]];
+    column.swap(scratch);
+  };
+  reorder(first);
+  (reorder(more), ...);
 }
 
 template <typename T>
@@ -39,6 +47,33 @@ Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_vi
                                                 " is out of range for a time in microseconds");
   }
   return *ns;
+}
+
+// The events' order by start ascending, longer first on ties (so that a parent precedes its
+// children), stable. With two threads each half is sorted on its own thread and the halves
+// merged, which gives the same order (std::merge takes from the first half on ties).
+std::vector<EventIndex> time_order(const EventTable& e, unsigned threads) {
+  std::vector<EventIndex> order(e.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto earlier = [&e](EventIndex a, EventIndex b) {
+    if (e.start_ns[a] != e.start_ns[b]) return e.start_ns[a] < e.start_ns[b];
+    return e.dur_ns[a] > e.dur_ns[b];
+  };
+  if (threads < 2 || order.size() < 2) {
+    std::stable_sort(order.begin(), order.end(), earlier);
+    return order;
+  }
+  const auto middle = order.begin() + static_cast<std::ptrdiff_t>(order.size() / 2);
+  parallel_for(2, 2, [&](std::size_t half) {
+    if (half == 0) {
+      std::stable_sort(order.begin(), middle, earlier);
+    } else {
+      std::stable_sort(middle, order.end(), earlier);
+    }
+  });
+  std::vector<EventIndex> merged(order.size());
+  std::merge(order.begin(), middle, middle, order.end(), merged.begin(), earlier);
+  return merged;
 }
 
 }  // namespace
@@ -74,7 +109,7 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
   return entry->second;
 }
 
-void TraceBuilder::reserve(std::size_t expected_events) {
+void TraceBuilder::reserve_columns(std::size_t expected_events) {
   EventTable& e = trace_.events;
   e.start_ns.reserve(expected_events);
   e.dur_ns.reserve(expected_events);
@@ -90,6 +125,23 @@ void TraceBuilder::reserve(std::size_t expected_events) {
   e.source_offset.reserve(expected_events);
   e.source_length.reserve(expected_events);
   trace_.args.reserve(expected_events / 2);
+}
+
+void TraceBuilder::reserve(std::size_t expected_events) {
+  // Reserved pages cost no memory until written, and a column that never outgrows its space is
+  // never copied. Under an address-space limit, ask for less until it fits: the columns grow past
+  // the reservation if they must.
+  constexpr std::size_t kSmallestReservation = 1U << 16;
+  for (std::size_t events = expected_events;; events /= 2) {
+    try {
+      reserve_columns(events);
+      return;
+    } catch (const std::bad_alloc&) {
+      trace_.events = EventTable{};
+      trace_.args = {};
+      if (events <= kSmallestReservation) return;
+    }
+  }
 }
 
 Status TraceBuilder::add(const RawEvent& event) {
@@ -202,19 +254,7 @@ Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
   events.external_id.push_back(event.external_id);
   events.source_offset.push_back(event.file_offset);
   events.source_length.push_back(event.length);
-  if (event.has_event_args) {
-    EventArgs args = event.numeric_args;
-    args.input_dims = strings.intern(event.input_dims);
-    args.input_types = strings.intern(event.input_types);
-    args.concrete_inputs = strings.intern(event.concrete_inputs);
-    args.collective_name = strings.intern(event.collective_name);
-    args.dtype = strings.intern(event.dtype);
-    args.process_group_name = strings.intern(event.process_group_name);
-    events.args_row.push_back(static_cast<std::int32_t>(trace_.args.size()));
-    trace_.args.push_back(args);
-  } else {
-    events.args_row.push_back(-1);
-  }
+  events.args_row.push_back(event.has_event_args ? append_event_args(event, trace_) : -1);
   return Done{};
 }
 
@@ -280,29 +320,16 @@ void TraceBuilder::drop_unmatched_begins() {
   keep_where(e.source_length, keep);
 }
 
-void TraceBuilder::sort_events() {
+void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
-  std::vector<EventIndex> order(e.size());
-  std::iota(order.begin(), order.end(), 0);
-  // Start ascending, longer first on ties, so that a parent precedes its children.
-  std::stable_sort(order.begin(), order.end(), [&e](EventIndex a, EventIndex b) {
-    if (e.start_ns[a] != e.start_ns[b]) return e.start_ns[a] < e.start_ns[b];
-    return e.dur_ns[a] > e.dur_ns[b];
-  });
+  std::vector<EventIndex> order = time_order(e, threads);
   if (std::is_sorted(order.begin(), order.end())) return;
-  permute(e.start_ns, order);
-  permute(e.dur_ns, order);
-  permute(e.name, order);
-  permute(e.category, order);
-  permute(e.event_class, order);
-  permute(e.thread, order);
-  permute(e.stream, order);
-  permute(e.device, order);
-  permute(e.correlation, order);
-  permute(e.external_id, order);
-  permute(e.args_row, order);
-  permute(e.source_offset, order);
-  permute(e.source_length, order);
+  // Grouped by type, one scratch buffer per group, freed before the next.
+  permute(order, e.start_ns, e.dur_ns, e.stream, e.correlation, e.external_id);
+  permute(order, e.source_offset);
+  permute(order, e.name, e.category, e.thread, e.source_length);
+  permute(order, e.device, e.args_row);
+  permute(order, e.event_class);
 }
 
 namespace {
@@ -314,14 +341,11 @@ void sort_memory(MemoryTable& memory) {
     return memory.time_ns[a] < memory.time_ns[b];
   });
   if (std::is_sorted(order.begin(), order.end())) return;
-  permute(memory.time_ns, order);
-  permute(memory.address, order);
-  permute(memory.bytes, order);
-  permute(memory.total_allocated, order);
-  permute(memory.total_reserved, order);
-  permute(memory.device_type, order);
-  permute(memory.device_id, order);
-  permute(memory.thread, order);
+  permute(order, memory.time_ns, memory.bytes, memory.total_allocated, memory.total_reserved);
+  permute(order, memory.address);
+  permute(order, memory.device_type);
+  permute(order, memory.device_id);
+  permute(order, memory.thread);
 }
 
 std::int64_t integer_or(simdjson::dom::element element, std::string_view key,
@@ -442,7 +466,7 @@ std::int64_t scalar_integer(const std::string& raw) {
 
 }  // namespace
 
-Status TraceBuilder::finish(const TopLevelFields& top_level) {
+Status TraceBuilder::finish(const TopLevelFields& top_level, unsigned threads) {
   if (top_level.unterminated_array_at) {
     notes_.add("the event array has no closing ']' (accepted, as Chrome and Perfetto do)",
                *top_level.unterminated_array_at);
@@ -460,9 +484,9 @@ Status TraceBuilder::finish(const TopLevelFields& top_level) {
   trace_.display_time_unit = std::string(unit);
 
   drop_unmatched_begins();
-  sort_events();
+  sort_events(threads);
   sort_memory(trace_.memory);
-  link_events(trace_, notes_);
+  link_events(trace_, notes_, threads);
   return Done{};
 }
 

@@ -20,15 +20,17 @@ class TraceBuilder {
   explicit TraceBuilder(Trace& trace) : trace_(trace) {}
 
   // Reserves address space for about this many events so that columns never move while they
-  // grow (untouched pages cost no resident memory).
+  // grow (untouched pages cost no resident memory); less where the address space is limited.
   void reserve(std::size_t expected_events);
   Status add(const RawEvent& event);
-  // Reads the top-level fields, sorts and links. The trace is complete after this.
-  Status finish(const TopLevelFields& top_level);
+  // Reads the top-level fields, sorts and links, on up to `threads` threads. The trace is
+  // complete after this.
+  Status finish(const TopLevelFields& top_level, unsigned threads = 1);
   // What was accepted rather than refused, for the TraceSet's notes.
   [[nodiscard]] const ImportNotes& notes() const { return notes_; }
 
  private:
+  void reserve_columns(std::size_t expected_events);
   Status add_complete(const RawEvent& event, std::int64_t start_ns, std::int64_t dur_ns);
   void add_memory(const RawEvent& event, std::int64_t time_ns);
   void add_flow(const RawEvent& event, std::int64_t time_ns);
@@ -37,7 +39,7 @@ class TraceBuilder {
   // Categories are few: classify each once, by its interned id.
   EventClass class_of_category(StringId id, std::string_view category);
   void drop_unmatched_begins();
-  void sort_events();
+  void sort_events(unsigned threads);
 
   static constexpr std::uint8_t kUnclassified = 0xff;
   Trace& trace_;
