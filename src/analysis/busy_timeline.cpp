@@ -40,7 +40,7 @@ BusyTimelineResult compute_busy_timeline(const Trace& trace, const StepsResult& 
     DeviceBusyTimeline row;
     row.device = device;
     row.busy_share.assign(static_cast<std::size_t>(bins), 0.0);
-    const IntervalSet merged = IntervalSet::from_unsorted(std::move(intervals));
+    const IntervalSet merged = IntervalSet::from_sorted(intervals);  // collected in start order
     for (const Interval& busy : merged.intervals()) {
       spread(row.busy_share, result, busy);
     }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/name_test.h"
 #include "diagnosis/input_dims.h"
 
 namespace stepscope {
@@ -201,26 +202,68 @@ bool counts_flops(std::string_view name) {
          name == "aten::_convolution";
 }
 
-std::optional<Counted> counted_flops(const Trace& trace, EventIndex i) {
-  const EventArgs* args = trace.args_of(i);
-  if (args == nullptr) return std::nullopt;
-  const bool by_trace = args->flops > 0;
-  if (!by_trace && !counts_flops(trace.name_of(i))) return std::nullopt;  // before any parsing
-  std::optional<Counted> out;
-  if (by_trace) out = Counted{static_cast<double>(args->flops), true, std::nullopt};
-  if (!counts_flops(trace.name_of(i))) return out;
-  const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
+// What a call's recorded shapes give, which depends only on its name and argument strings.
+struct ShapeCount {
+  bool parsed = false;  // `Input Dims` read
+  std::optional<double> flops;
+  std::optional<double> bytes;  // where the dtype tells the element size too
+};
+
+ShapeCount count_from_shapes(std::string_view op, const EventArgs& args,
+                             const StringPool& strings) {
+  ShapeCount out;
+  const auto shapes = parse_input_dims(strings.view(args.input_dims));
   if (!shapes) return out;
-  const auto concrete = concrete_strings(trace.strings.view(args->concrete_inputs));
-  if (!out) {
-    const std::optional<double> flops = op_flops(trace.name_of(i), *shapes, concrete);
-    if (!flops) return std::nullopt;
-    out = Counted{*flops, false, std::nullopt};
-  }
-  const auto size = dtype_size(first_dtype(trace.strings.view(args->input_types)));
-  if (size) out->bytes = op_bytes(trace.name_of(i), *shapes, concrete, *size);
+  out.parsed = true;
+  const auto concrete = concrete_strings(strings.view(args.concrete_inputs));
+  out.flops = op_flops(op, *shapes, concrete);
+  const auto size = dtype_size(first_dtype(strings.view(args.input_types)));
+  if (size) out.bytes = op_bytes(op, *shapes, concrete, *size);
   return out;
 }
+
+// counted_flops with the shape parsing done once per distinct (name, dims, concrete inputs,
+// types): a training loop repeats the same few shapes every step, and parsing them is most of
+// this analysis's cost.
+class FlopCounter {
+ public:
+  explicit FlopCounter(const Trace& trace) : trace_(trace), counts_(trace) {}
+
+  std::optional<Counted> operator()(EventIndex i) {
+    const EventArgs* args = trace_.args_of(i);
+    if (args == nullptr) return std::nullopt;
+    const bool by_trace = args->flops > 0;
+    std::optional<Counted> out;
+    if (by_trace) out = Counted{static_cast<double>(args->flops), true, std::nullopt};
+    if (!counts_(i)) return out;
+    const ShapeCount& shapes = of_shapes(i, *args);
+    if (!shapes.parsed) return out;
+    if (!out) {
+      if (!shapes.flops) return std::nullopt;
+      out = Counted{*shapes.flops, false, std::nullopt};
+    }
+    out->bytes = shapes.bytes;
+    return out;
+  }
+
+ private:
+  const ShapeCount& of_shapes(EventIndex i, const EventArgs& args) {
+    const StringId name = trace_.events.name[i];
+    const std::array<StringId, 4> key{name, args.input_dims, args.concrete_inputs,
+                                      args.input_types};
+    auto found = by_strings_.find(key);
+    if (found == by_strings_.end()) {
+      found = by_strings_
+                  .emplace(key, count_from_shapes(trace_.strings.view(name), args, trace_.strings))
+                  .first;
+    }
+    return found->second;
+  }
+
+  const Trace& trace_;
+  NameTest<counts_flops> counts_;
+  std::map<std::array<StringId, 4>, ShapeCount> by_strings_;
+};
 
 // Kept steps are in time order and do not overlap.
 bool kept_step_holds(std::span<const Step* const> kept, std::int64_t t) {
@@ -229,21 +272,29 @@ bool kept_step_holds(std::span<const Step* const> kept, std::int64_t t) {
   return after != kept.begin() && t < (*std::prev(after))->end_ns;
 }
 
-// Device time of each counted op: kernels whose op chain reaches it.
-std::unordered_map<EventIndex, std::int64_t> kernel_time_by_op(
-    const Trace& trace, const std::unordered_map<EventIndex, std::size_t>& counted) {
-  std::unordered_map<EventIndex, std::int64_t> time;
+constexpr std::int32_t kNotCounted = -1;
+
+// Device time of each row: kernels whose op chain reaches a counted op. `row_of` maps each event
+// to its row, kNotCounted for events not counted (a column, not a hash map: looked up for every
+// ancestor of every kernel). Empty when no kernel reaches a counted op.
+std::vector<std::int64_t> kernel_time_by_row(const Trace& trace,
+                                             const std::vector<std::int32_t>& row_of,
+                                             std::size_t rows) {
+  std::vector<std::int64_t> time(rows, 0);
+  bool any = false;
   const EventTable& e = trace.events;
   for (EventIndex k = 0; k < static_cast<EventIndex>(e.size()); ++k) {
     if (!is_device_activity(e.event_class[k])) continue;
     EventIndex at = e.launcher[k] != kNoEvent ? e.launcher[k] : e.owner_op[k];
     for (; at != kNoEvent; at = e.parent[at]) {
-      if (counted.contains(at)) {
-        time[at] += e.dur_ns[k];
+      if (row_of[at] != kNotCounted) {
+        time[static_cast<std::size_t>(row_of[at])] += e.dur_ns[k];
+        any = true;
         break;
       }
     }
   }
+  if (!any) time.clear();
   return time;
 }
 
@@ -326,38 +377,48 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
     return result;
   }
   const EventTable& e = trace.events;
-  std::unordered_map<EventIndex, std::size_t> counted;  // op -> row in `ops`
+  std::vector<std::int32_t> row_of(e.size(), kNotCounted);  // per event: its row in `ops`
+  std::vector<EventIndex> counted;                          // the counted ops, in event order
   std::map<std::pair<std::string, std::string>, std::size_t> rows;
+  // (name, `Input type`) ids -> row: the strings of a row's key are built once per distinct pair.
+  std::map<std::pair<StringId, StringId>, std::size_t> rows_by_ids;
   std::vector<std::int64_t> calls_with_bytes;  // per row: an intensity needs every call's bytes
+  FlopCounter counted_flops(trace);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (e.event_class[i] != EventClass::kOp) continue;
-    const std::optional<Counted> c = counted_flops(trace, i);
+    const std::optional<Counted> c = counted_flops(i);
     if (!c || c->flops <= 0) continue;
     bool inside_counted = false;
     for (EventIndex at = e.parent[i]; at != kNoEvent && !inside_counted; at = e.parent[at]) {
-      inside_counted = counted.contains(at);
+      inside_counted = row_of[at] != kNotCounted;
     }
     const bool in_kept_step = kept_step_holds(kept, e.start_ns[i]);
     if (inside_counted || !in_kept_step) continue;
     const EventArgs* args = trace.args_of(i);
-    const std::string dtype = first_dtype(trace.strings.view(args->input_types));
-    const auto key = std::make_pair(std::string(trace.name_of(i)), dtype);
-    auto [it, fresh] = rows.emplace(key, result.ops.size());
-    if (fresh) {
-      OpFlops& fresh_row = result.ops.emplace_back();
-      fresh_row.name = key.first;
-      fresh_row.dtype = dtype;
-      fresh_row.source = c->from_trace ? "trace" : "shapes";
-      calls_with_bytes.push_back(0);
+    auto by_ids = rows_by_ids.find({e.name[i], args->input_types});
+    if (by_ids == rows_by_ids.end()) {
+      const std::string dtype = first_dtype(trace.strings.view(args->input_types));
+      const auto key = std::make_pair(std::string(trace.name_of(i)), dtype);
+      auto [it, fresh] = rows.emplace(key, result.ops.size());
+      if (fresh) {
+        OpFlops& fresh_row = result.ops.emplace_back();
+        fresh_row.name = key.first;
+        fresh_row.dtype = dtype;
+        fresh_row.source = c->from_trace ? "trace" : "shapes";
+        calls_with_bytes.push_back(0);
+      }
+      by_ids = rows_by_ids.emplace(std::make_pair(e.name[i], args->input_types), it->second).first;
     }
-    OpFlops& row = result.ops[it->second];
+    const std::size_t r = by_ids->second;
+    OpFlops& row = result.ops[r];
     ++row.calls;
     row.flops += c->flops;
     if (c->bytes) {
       row.bytes += *c->bytes;
-      ++calls_with_bytes[it->second];
+      ++calls_with_bytes[r];
     }
-    counted.emplace(i, it->second);
+    row_of[i] = static_cast<std::int32_t>(r);
+    counted.push_back(i);
   }
   if (result.ops.empty()) {
     result.not_applicable_reason =
@@ -365,15 +426,14 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
         "with_flops=True";
     return result;
   }
-  const auto device_time = kernel_time_by_op(trace, counted);
+  const std::vector<std::int64_t> device_time =
+      kernel_time_by_row(trace, row_of, result.ops.size());
   const bool on_device = !device_time.empty();
-  for (const auto& [op, row] : counted) {
-    if (on_device) {
-      const auto t = device_time.find(op);
-      if (t != device_time.end()) result.ops[row].time_ns += t->second;
-    } else {
-      result.ops[row].time_ns += e.dur_ns[op];
-    }
+  for (std::size_t r = 0; r < result.ops.size() && on_device; ++r) {
+    result.ops[r].time_ns = device_time[r];
+  }
+  for (const EventIndex op : counted) {
+    if (!on_device) result.ops[static_cast<std::size_t>(row_of[op])].time_ns += e.dur_ns[op];
   }
   for (std::size_t r = 0; r < result.ops.size(); ++r) {
     OpFlops& row = result.ops[r];

@@ -222,7 +222,9 @@ GpuDeviceMetrics device_metrics(const Trace& trace, std::int32_t device, const D
     out.kernels += overlap(kernel.span, window) > 0 ? 1 : 0;
   }
   const double window_ns = static_cast<double>(std::max<std::int64_t>(out.window_ns, 1));
-  out.kernel_busy_ns = IntervalSet::from_unsorted(std::move(kernel_spans)).measure_within(window);
+  // device_events collects in event order, which is start order (compat-tb's float rounding is
+  // monotone, so it keeps that order): merging needs no sort.
+  out.kernel_busy_ns = IntervalSet::from_sorted(kernel_spans).measure_within(window);
   out.utilization = static_cast<double>(out.kernel_busy_ns) / window_ns;
   if (const auto weighted = sm_efficiency_weighted_ns(trace, events.kernels, window,
                                                       out.kernels_with_blocks_per_sm)) {
@@ -231,7 +233,7 @@ GpuDeviceMetrics device_metrics(const Trace& trace, std::int32_t device, const D
   out.achieved_occupancy =
       achieved_occupancy(trace, events.kernels, window, out.kernels_with_occupancy);
   if (!compat) {
-    out.busy_with_memory_ns = IntervalSet::from_unsorted(events.activity).measure_within(window);
+    out.busy_with_memory_ns = IntervalSet::from_sorted(events.activity).measure_within(window);
     out.utilization_with_memory = static_cast<double>(out.busy_with_memory_ns) / window_ns;
     native_tensor_cores(trace, events.kernels, window, out);
   }

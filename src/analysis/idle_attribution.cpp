@@ -6,17 +6,46 @@
 #include <limits>
 #include <vector>
 
+#include "analysis/name_test.h"
+
 namespace stepscope {
 
 namespace {
 
-IntervalSet device_busy(const Trace& trace) {
+// What the causes are built from, gathered in one pass over the events (four passes, one per
+// input, cost more than the rest of the attribution). Everything is in event order, which is
+// start order.
+struct IdleInputs {
+  std::vector<Interval> busy;         // device activity
+  std::vector<Interval> loading;      // DataLoader / DataPipe fetches
+  std::vector<Interval> launch_gaps;  // see waiting_for_launch
+  std::vector<EventIndex> blocking;   // blocking launch calls (syncs, blocking copies)
+};
+
+IdleInputs gather_inputs(const Trace& trace) {
   const EventTable& e = trace.events;
-  std::vector<Interval> intervals;
+  IdleInputs in;
+  NameTest<is_blocking_call> blocking(trace);  // every launch is a call: test each name once
+  std::int64_t busy_until = std::numeric_limits<std::int64_t>::min();
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (is_device_activity(e.event_class[i])) intervals.push_back({e.start_ns[i], e.end_ns(i)});
+    const EventClass c = e.event_class[i];
+    if (is_device_activity(c)) {
+      in.busy.push_back({e.start_ns[i], e.end_ns(i)});
+      // A gap whose next activity was launched after the gap began: the GPU waited for the host.
+      const EventIndex call = e.launcher[i];
+      const bool first = busy_until == std::numeric_limits<std::int64_t>::min();
+      if (!first && e.start_ns[i] > busy_until && call != kNoEvent &&
+          e.start_ns[call] > busy_until) {
+        in.launch_gaps.push_back({busy_until, e.start_ns[i]});
+      }
+      busy_until = std::max(busy_until, e.end_ns(i));
+    } else if (c == EventClass::kOp || c == EventClass::kAnnotation) {
+      if (is_data_loader_span(trace.name_of(i))) in.loading.push_back({e.start_ns[i], e.end_ns(i)});
+    } else if (is_launch_call(c) && blocking(i)) {
+      in.blocking.push_back(i);
+    }
   }
-  return IntervalSet::from_sorted(intervals);  // events are sorted by start at load
+  return in;
 }
 
 // Where the next busy interval starts after t (t itself when busy then; `limit` when none).
@@ -35,19 +64,6 @@ IntervalSet kept_steps(const StepsResult& steps) {
   return IntervalSet::from_unsorted(std::move(spans));
 }
 
-IntervalSet data_loading(const Trace& trace) {
-  const EventTable& e = trace.events;
-  std::vector<Interval> spans;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    const EventClass c = e.event_class[i];
-    if ((c == EventClass::kOp || c == EventClass::kAnnotation) &&
-        is_data_loader_span(trace.name_of(i))) {
-      spans.push_back({e.start_ns[i], e.end_ns(i)});
-    }
-  }
-  return IntervalSet::from_unsorted(std::move(spans));
-}
-
 // Where the next span of `set` starts at or after t (`limit` when none).
 std::int64_t next_start(const IntervalSet& set, std::int64_t t, std::int64_t limit) {
   const std::vector<Interval>& intervals = set.intervals();
@@ -61,34 +77,16 @@ std::int64_t next_start(const IntervalSet& set, std::int64_t t, std::int64_t lim
 // blocked: without the sync, the host would have spent that time queueing the next work, so the
 // sync can hide no more idle than that (13 s of host work after a short sync are not the sync's).
 // The claim also ends when the host starts waiting for the DataLoader: that idle is the loader's.
-IntervalSet after_syncs(const Trace& trace, const IntervalSet& busy, const IntervalSet& loading,
-                        std::int64_t limit) {
+IntervalSet after_syncs(const Trace& trace, const std::vector<EventIndex>& blocking,
+                        const IntervalSet& busy, const IntervalSet& loading, std::int64_t limit) {
   const EventTable& e = trace.events;
   std::vector<Interval> spans;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_launch_call(e.event_class[i]) || !is_blocking_call(trace.name_of(i))) continue;
+  for (const EventIndex i : blocking) {
     const std::int64_t end = e.end_ns(i);
     const std::int64_t until = std::min(next_busy(busy, end, limit), end + e.dur_ns[i]);
     spans.push_back({end, std::min(until, next_start(loading, end, until))});
   }
   return IntervalSet::from_unsorted(std::move(spans));
-}
-
-// Gaps whose next activity was launched after the gap began: the GPU waited for the host.
-IntervalSet waiting_for_launch(const Trace& trace) {
-  const EventTable& e = trace.events;
-  std::vector<Interval> gaps;
-  std::int64_t busy_until = std::numeric_limits<std::int64_t>::min();
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
-    const EventIndex call = e.launcher[i];
-    const bool first = busy_until == std::numeric_limits<std::int64_t>::min();
-    if (!first && e.start_ns[i] > busy_until && call != kNoEvent && e.start_ns[call] > busy_until) {
-      gaps.push_back({busy_until, e.start_ns[i]});
-    }
-    busy_until = std::max(busy_until, e.end_ns(i));
-  }
-  return IntervalSet::from_sorted(gaps);
 }
 
 }  // namespace
@@ -122,7 +120,8 @@ std::int64_t IdleAttributionResult::per_step_ns(IdleOwner cause) const {
 
 IdleAttributionResult attribute_idle(const Trace& trace, const StepsResult& steps) {
   IdleAttributionResult result;
-  const IntervalSet busy = device_busy(trace);
+  IdleInputs inputs = gather_inputs(trace);
+  const IntervalSet busy = IntervalSet::from_sorted(inputs.busy);
   if (busy.empty()) {
     result.not_applicable_reason = "no GPU activity";
     return result;
@@ -139,10 +138,10 @@ IdleAttributionResult attribute_idle(const Trace& trace, const StepsResult& step
   result.idle_ns = idle.measure();
   // Each cause takes its share of what the causes before it left.
   const std::int64_t limit = window.intervals().back().end;
-  IntervalSet loading = data_loading(trace);
-  IntervalSet syncs = after_syncs(trace, busy, loading, limit);
-  const std::array<IntervalSet, kIdleOwnerCount - 1> claims = {std::move(loading), std::move(syncs),
-                                                               waiting_for_launch(trace)};
+  IntervalSet loading = IntervalSet::from_sorted(inputs.loading);
+  IntervalSet syncs = after_syncs(trace, inputs.blocking, busy, loading, limit);
+  const std::array<IntervalSet, kIdleOwnerCount - 1> claims = {
+      std::move(loading), std::move(syncs), IntervalSet::from_sorted(inputs.launch_gaps)};
   for (std::size_t c = 0; c < claims.size(); ++c) {
     result.owned[c] = idle.intersect(claims[c]);
     idle = idle.subtract(result.owned[c]);

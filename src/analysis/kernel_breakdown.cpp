@@ -57,16 +57,21 @@ std::vector<OverlapLabel> overlap_labels(const DeviceAccumulator& device) {
     std::size_t cls;
     int delta;
   };
+  // A merged set's edges already come in time order (its intervals are disjoint and sorted), so
+  // the three classes are merged rather than sorted. Edges at one time may come in any order:
+  // the time between them is 0 and counts nowhere.
+  auto by_time = [](const Edge& a, const Edge& b) { return a.time < b.time; };
   std::vector<Edge> edges;
   for (std::size_t c = 0; c < kClassCount; ++c) {
     const IntervalSet merged = IntervalSet::from_sorted(device.by_class[c]);
+    const std::size_t before = edges.size();
     for (const Interval& i : merged.intervals()) {
       edges.push_back({i.start, c, +1});
       edges.push_back({i.end, c, -1});
     }
+    std::inplace_merge(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(before),
+                       edges.end(), by_time);
   }
-  std::sort(edges.begin(), edges.end(),
-            [](const Edge& a, const Edge& b) { return a.time < b.time; });
   std::int64_t per_mask[8] = {};
   int active[kClassCount] = {};
   for (std::size_t k = 0; k + 1 <= edges.size(); ++k) {

@@ -63,7 +63,7 @@ constexpr std::uint8_t kUnknown = 0xff;
 ActivityClassifier::ActivityClassifier(const Trace& trace)
     : trace_(trace), kernel_class_by_name_(trace.strings.size(), kUnknown) {}
 
-ActivityClass ActivityClassifier::operator()(EventIndex event) {
+ActivityClass ActivityClassifier::classify_device_activity(EventIndex event) {
   const EventClass event_class = trace_.events.event_class[event];
   if (event_class != EventClass::kKernel) return classify_activity(event_class, {});
   std::uint8_t& cached = kernel_class_by_name_[trace_.events.name[event]];

@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "analysis/name_test.h"
 #include "stepscope/intervals.h"
 
 namespace stepscope {
@@ -64,6 +65,8 @@ bool is_backward_root(const Trace& trace, EventIndex i) {
   return true;
 }
 
+bool has_backward_prefix(std::string_view name) { return starts_with(name, kBackwardRootPrefix); }
+
 std::optional<Phase> marker_phase(const Trace& trace, EventIndex i) {
   const EventClass c = trace.events.event_class[i];
   if (!is_op_or_annotation(c)) return std::nullopt;  // gpu_user_annotation copies excluded
@@ -79,25 +82,70 @@ std::optional<Phase> marker_phase(const Trace& trace, EventIndex i) {
   return std::nullopt;
 }
 
+// marker_phase with what the name alone decides worked out once per distinct name: a trace has
+// millions of ops but a few thousand names, and the tests are prefix and suffix matches.
+class MarkerNames {
+ public:
+  explicit MarkerNames(const Trace& trace)
+      : trace_(trace),
+        op_(trace.strings.size(), kUndecided),
+        annotation_(trace.strings.size(), kUndecided),
+        backward_prefix_(trace) {}
+
+  // The phase op or annotation `i` marks, or kNoPhase.
+  std::int8_t phase(EventIndex i) {
+    const bool annotation = trace_.events.event_class[i] == EventClass::kAnnotation;
+    const StringId name = trace_.events.name[i];
+    std::int8_t& cached = annotation ? annotation_[name] : op_[name];
+    if (cached == kUndecided) cached = by_name(trace_.strings.view(name), annotation);
+    if (cached != kIfBackwardRoot) return cached;
+    return is_outermost_backward(i) ? static_cast<std::int8_t>(Phase::kBackward) : kNoPhase;
+  }
+
+  bool starts_backward_name(EventIndex i) { return backward_prefix_(i); }
+
+ private:
+  static constexpr std::int8_t kUndecided = -128;
+  static constexpr std::int8_t kIfBackwardRoot = -2;  // backward unless nested in another root
+
+  // The order of marker_phase: data loading, optimizer, explicit markers, backward roots.
+  static std::int8_t by_name(std::string_view name, bool annotation) {
+    if (is_data_loader_name(name)) return static_cast<std::int8_t>(Phase::kDataLoading);
+    if (starts_with(name, "Optimizer.step#") || starts_with(name, "Optimizer.zero_grad#")) {
+      return static_cast<std::int8_t>(Phase::kOptimizer);
+    }
+    if (annotation) {
+      if (const std::optional<Phase> phase = explicit_marker_phase(name)) {
+        return static_cast<std::int8_t>(*phase);
+      }
+    }
+    return starts_with(name, kBackwardRootPrefix) ? kIfBackwardRoot : kNoPhase;
+  }
+
+  // is_backward_root for an event whose own name has the prefix.
+  bool is_outermost_backward(EventIndex i) {
+    for (EventIndex at = trace_.events.parent[i]; at != kNoEvent; at = trace_.events.parent[at]) {
+      if (backward_prefix_(at)) return false;
+    }
+    return true;
+  }
+
+  const Trace& trace_;
+  std::vector<std::int8_t> op_;
+  std::vector<std::int8_t> annotation_;
+  NameTest<has_backward_prefix> backward_prefix_;
+};
+
 struct Markers {
   std::vector<std::int8_t> phase;  // per event, kNoPhase when it is no marker
   std::unordered_set<std::uint32_t> backward_threads;
 };
 
-// Threads that run backward roots but no profiler step: autograd's device threads.
-std::unordered_set<std::uint32_t> backward_threads(const Trace& trace, const Markers& markers,
-                                                   const std::vector<const Step*>& kept) {
-  std::unordered_set<std::uint32_t> step_threads;
-  for (const Step* step : kept) {
-    if (step->event != kNoEvent) step_threads.insert(trace.events.thread[step->event]);
-  }
+std::unordered_set<std::uint32_t> step_threads(const Trace& trace,
+                                               const std::vector<const Step*>& kept) {
   std::unordered_set<std::uint32_t> threads;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    if (markers.phase[i] == static_cast<std::int8_t>(Phase::kBackward) &&
-        starts_with(trace.name_of(i), kBackwardRootPrefix) &&
-        !step_threads.contains(trace.events.thread[i])) {
-      threads.insert(trace.events.thread[i]);
-    }
+  for (const Step* step : kept) {
+    if (step->event != kNoEvent) threads.insert(trace.events.thread[step->event]);
   }
   return threads;
 }
@@ -106,12 +154,19 @@ Markers find_markers(const Trace& trace, const std::vector<const Step*>& kept) {
   const EventTable& e = trace.events;
   Markers markers;
   markers.phase.assign(e.size(), kNoPhase);
+  MarkerNames names(trace);
+  const std::unordered_set<std::uint32_t> with_steps = step_threads(trace, kept);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (const std::optional<Phase> phase = marker_phase(trace, i)) {
-      markers.phase[i] = static_cast<std::int8_t>(*phase);
+    if (!is_op_or_annotation(e.event_class[i])) continue;  // gpu_user_annotation copies excluded
+    const std::int8_t phase = names.phase(i);
+    markers.phase[i] = phase;
+    // Threads that run backward roots but no profiler step: autograd's device threads.
+    if (phase == static_cast<std::int8_t>(Phase::kBackward) && names.starts_backward_name(i) &&
+        !with_steps.contains(e.thread[i])) {
+      markers.backward_threads.insert(e.thread[i]);
     }
   }
-  markers.backward_threads = backward_threads(trace, markers, kept);
+  if (markers.backward_threads.empty()) return markers;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (markers.phase[i] == kNoPhase && e.parent[i] == kNoEvent &&
         is_nested_host_event(e.event_class[i]) && markers.backward_threads.contains(e.thread[i])) {
@@ -152,20 +207,14 @@ bool infer_forward(const Trace& trace, const Step& step, Markers& markers) {
   return inferred;
 }
 
-// Host spans by phase, then the priority subtraction over the kept steps.
-std::array<IntervalSet, kPhaseCount> host_costs(const Trace& trace, const Markers& markers,
-                                                const IntervalSet& steps) {
-  std::array<std::vector<Interval>, kPhaseCount> spans;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    if (markers.phase[i] == kNoPhase) continue;
-    spans[static_cast<std::size_t>(markers.phase[i])].push_back(
-        {trace.events.start_ns[i], trace.events.end_ns(i)});
-  }
+// The priority subtraction of the host spans of each phase over the kept steps.
+std::array<IntervalSet, kPhaseCount> host_costs(
+    const std::array<std::vector<Interval>, kPhaseCount>& spans, const IntervalSet& steps) {
   std::array<IntervalSet, kPhaseCount> costs;
   IntervalSet free = steps;
   for (Phase phase : kPriority) {
-    costs[index(phase)] =
-        free.intersect(IntervalSet::from_unsorted(std::move(spans[index(phase)])));
+    // Spans were collected in event order, which is start order: no sort needed.
+    costs[index(phase)] = free.intersect(IntervalSet::from_sorted(spans[index(phase)]));
     free = free.subtract(costs[index(phase)]);
   }
   costs[index(Phase::kOther)] = std::move(free);
@@ -185,16 +234,33 @@ Phase device_phase(const Trace& trace, const Markers& markers, EventIndex activi
   return markers.backward_threads.contains(e.thread[start]) ? Phase::kBackward : Phase::kOther;
 }
 
-std::array<IntervalSet, kPhaseCount> device_sets(const Trace& trace, const Markers& markers) {
-  std::array<std::vector<Interval>, kPhaseCount> spans;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    if (!is_device_activity(trace.events.event_class[i])) continue;
-    spans[index(device_phase(trace, markers, i))].push_back(
-        {trace.events.start_ns[i], trace.events.end_ns(i)});
+// Host spans of the marked events and device activity, by phase, in one pass over the events,
+// in event (start) order.
+struct PhaseSpans {
+  std::array<std::vector<Interval>, kPhaseCount> host;
+  std::array<std::vector<Interval>, kPhaseCount> device;
+};
+
+PhaseSpans phase_spans(const Trace& trace, const Markers& markers) {
+  const EventTable& e = trace.events;
+  PhaseSpans spans;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (markers.phase[i] != kNoPhase) {
+      spans.host[static_cast<std::size_t>(markers.phase[i])].push_back(
+          {e.start_ns[i], e.end_ns(i)});
+    }
+    if (is_device_activity(e.event_class[i])) {
+      spans.device[index(device_phase(trace, markers, i))].push_back({e.start_ns[i], e.end_ns(i)});
+    }
   }
+  return spans;
+}
+
+std::array<IntervalSet, kPhaseCount> device_sets(
+    const std::array<std::vector<Interval>, kPhaseCount>& spans) {
   std::array<IntervalSet, kPhaseCount> sets;
   for (std::size_t p = 0; p < kPhaseCount; ++p) {
-    sets[p] = IntervalSet::from_unsorted(std::move(spans[p]));
+    sets[p] = IntervalSet::from_sorted(spans[p]);  // collected in start order
   }
   return sets;
 }
@@ -245,7 +311,7 @@ std::vector<LabelledTime> labelled_times(const Trace& trace, const IntervalSet& 
   std::vector<LabelledTime> labels;
   for (auto& [name, entry] : by_name) {
     const std::int64_t covered =
-        steps.intersect(IntervalSet::from_unsorted(std::move(entry.second))).measure();
+        steps.intersect(IntervalSet::from_sorted(entry.second)).measure();  // start order
     labels.push_back({std::string(name), entry.first, (covered + kept / 2) / kept});
   }
   std::stable_sort(labels.begin(), labels.end(), [](const LabelledTime& a, const LabelledTime& b) {
@@ -299,9 +365,10 @@ PhasesResult compute_phases(const Trace& trace, const StepsResult& steps,
     result.steps.push_back(row);
     spans.push_back({step->start_ns, step->end_ns});
   }
+  const PhaseSpans phase = phase_spans(trace, markers);
   const std::array<IntervalSet, kPhaseCount> host =
-      host_costs(trace, markers, IntervalSet::from_unsorted(spans));
-  const std::array<IntervalSet, kPhaseCount> device = device_sets(trace, markers);
+      host_costs(phase.host, IntervalSet::from_unsorted(spans));
+  const std::array<IntervalSet, kPhaseCount> device = device_sets(phase.device);
   for (StepPhases& row : result.steps) {
     const Interval span{row.start_ns, row.end_ns};
     for (std::size_t p = 0; p < kPhaseCount; ++p) {

@@ -16,8 +16,20 @@ struct QueuePoint {
   int delta;  // +1 launch call starts, -1 its activity starts
 };
 
+bool comes_first(const QueuePoint& a, const QueuePoint& b) {
+  return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+}
+
+// A stream's points kept apart by kind: activity starts arrive in start order and launch calls
+// nearly so, where the two interleaved are far from sorted. Each is sorted only if it must be,
+// and the two are merged.
+struct SplitPoints {
+  std::vector<QueuePoint> launches;  // +1
+  std::vector<QueuePoint> starts;    // -1
+};
+
 using StreamKey = std::pair<std::int32_t, std::int64_t>;
-using StreamPoints = std::map<StreamKey, std::vector<QueuePoint>>;
+using StreamPoints = std::map<StreamKey, SplitPoints>;
 
 // A graph launch submits one piece of work per stream however many nodes the graph has:
 // HTA's +1 per activity would put every node in the queue (trace_diff/test then "queues"
@@ -50,24 +62,34 @@ StreamPoints collect_points(const Trace& trace) {
     }
     // One +1 per activity, on the activity's stream, as HTA does
     // (docs/metrics/08-hta-queue-length-summary.md §8 step 2).
-    std::vector<QueuePoint>& queue = points[{device, stream}];
-    queue.push_back({e.start_ns[e.launcher[i]], +1});
-    queue.push_back({e.start_ns[i], -1});
+    SplitPoints& queue = points[{device, stream}];
+    queue.launches.push_back({e.start_ns[e.launcher[i]], +1});
+    queue.starts.push_back({e.start_ns[i], -1});
   }
   for (const auto& [entry, first_start] : graph_first_start) {
-    std::vector<QueuePoint>& queue = points[{entry.device, entry.stream}];
-    queue.push_back({e.start_ns[entry.call], +1});
-    queue.push_back({first_start, -1});
+    SplitPoints& queue = points[{entry.device, entry.stream}];
+    queue.launches.push_back({e.start_ns[entry.call], +1});
+    queue.starts.push_back({first_start, -1});
   }
   return points;
 }
 
 // The depth is a step function of time: the running sum of the points, sorted with decrements
 // before increments at equal times (so a launch and a start at the same ns make no spike).
-StreamQueueLength integrate(std::vector<QueuePoint> points, Interval window) {
-  std::sort(points.begin(), points.end(), [](const QueuePoint& a, const QueuePoint& b) {
-    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
-  });
+// Points equal under comes_first are identical, so the merged order is the one a sort gives.
+std::vector<QueuePoint> in_order(SplitPoints split) {
+  for (std::vector<QueuePoint>* kind : {&split.launches, &split.starts}) {
+    if (!std::is_sorted(kind->begin(), kind->end(), comes_first)) {
+      std::sort(kind->begin(), kind->end(), comes_first);
+    }
+  }
+  std::vector<QueuePoint> points(split.launches.size() + split.starts.size());
+  std::merge(split.starts.begin(), split.starts.end(), split.launches.begin(), split.launches.end(),
+             points.begin(), comes_first);
+  return points;
+}
+
+StreamQueueLength integrate(const std::vector<QueuePoint>& points, Interval window) {
   StreamQueueLength queue;
   std::size_t k = 0;
   std::int64_t depth = 0;
@@ -110,7 +132,7 @@ QueueLengthResult compute_queue_length(const Trace& trace, const StepsResult& st
   }
   result.window = *steps.window;
   for (auto& [key, points] : collect_points(trace)) {
-    StreamQueueLength queue = integrate(std::move(points), result.window);
+    StreamQueueLength queue = integrate(in_order(std::move(points)), result.window);
     queue.device = key.first;
     queue.stream = key.second;
     // A stream with nothing queued during W says nothing about W.

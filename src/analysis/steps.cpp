@@ -10,6 +10,8 @@
 #include <numeric>
 
 #include "analysis/iterations.h"
+#include "analysis/name_test.h"
+#include "analysis/sort_doubles.h"
 
 namespace stepscope {
 
@@ -29,6 +31,8 @@ std::optional<std::int64_t> step_number(std::string_view name) {
   return number;
 }
 
+bool is_step_name(std::string_view name) { return step_number(name).has_value(); }
+
 bool is_host_step_class(EventClass c, Mode mode) {
   if (c == EventClass::kOp || c == EventClass::kAnnotation) return true;
   // tb_plugin maps gpu_user_annotation to the same type as user_annotation (a quirk).
@@ -40,8 +44,9 @@ std::vector<Step> host_steps(const Trace& trace, Mode mode, std::vector<std::str
   const EventTable& e = trace.events;
   std::vector<Step> steps;
   std::map<std::uint32_t, std::size_t> per_thread;
+  NameTest<is_step_name> step_name(trace);  // ops are most events; names repeat
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_host_step_class(e.event_class[i], mode)) continue;
+    if (!is_host_step_class(e.event_class[i], mode) || !step_name(i)) continue;
     const std::optional<std::int64_t> number = step_number(trace.name_of(i));
     if (!number) continue;
     Step step;
@@ -133,10 +138,20 @@ std::vector<CallSpan> launch_call_spans(const Trace& trace, Mode mode) {
     span.last_device_end = std::max(span.last_device_end, e.end_ns(i));
     ++span.activities;
   }
-  std::sort(spans.begin(), spans.end(), [&e](const CallSpan& a, const CallSpan& b) {
+  // Spans open in the order of their first activity; with several streams that is not call
+  // order. Event order is start order, so reading the spans off the call column in event order
+  // sorts them in one pass. Calls that start together may come in any order: matching them to
+  // steps does not depend on it.
+  auto by_call_start = [&e](const CallSpan& a, const CallSpan& b) {
     return e.start_ns[a.call] < e.start_ns[b.call];
-  });
-  return spans;
+  };
+  if (std::is_sorted(spans.begin(), spans.end(), by_call_start)) return spans;
+  std::vector<CallSpan> in_call_order;
+  in_call_order.reserve(spans.size());
+  for (const std::int32_t span : span_of_call) {
+    if (span >= 0) in_call_order.push_back(spans[static_cast<std::size_t>(span)]);
+  }
+  return in_call_order;
 }
 
 struct DeviceMatch {
@@ -353,7 +368,7 @@ Statistics describe(std::vector<double> values) {
   Statistics stats;
   stats.count = values.size();
   if (values.empty()) return stats;
-  std::sort(values.begin(), values.end());
+  sort_doubles(values);  // launch statistics sort every kernel's durations
   const double n = static_cast<double>(values.size());
   stats.mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
   if (values.size() > 1) {

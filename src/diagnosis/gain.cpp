@@ -37,6 +37,16 @@ const Step* step_at(const StepsResult& steps, std::int64_t t) {
   return step.kept() && t < step.end_ns ? &step : nullptr;
 }
 
+const Step* StepCursor::at(std::int64_t t) {
+  if (t < last_) return step_at(steps_, t);
+  last_ = t;
+  const std::vector<Step>& steps = steps_.steps;
+  while (after_ < steps.size() && steps[after_].start_ns <= t) ++after_;
+  if (after_ == 0) return nullptr;
+  const Step& step = steps[after_ - 1];
+  return step.kept() && t < step.end_ns ? &step : nullptr;
+}
+
 std::size_t add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
                     std::int64_t end_ns, const Step* step) {
   auto found = std::find_if(refs.begin(), refs.end(),
@@ -52,7 +62,9 @@ std::size_t add_ref(std::vector<EventRefs>& refs, std::string_view name, std::in
   ++found->count;
   found->first_start_ns = std::min(found->first_start_ns, start_ns);
   found->last_end_ns = std::max(found->last_end_ns, end_ns);
-  if (step != nullptr &&
+  // Passes in start order add a name's events step after step: the last step listed is the
+  // usual match, and saves searching the list.
+  if (step != nullptr && (found->steps.empty() || found->steps.back() != step->number) &&
       std::find(found->steps.begin(), found->steps.end(), step->number) == found->steps.end()) {
     found->steps.push_back(step->number);
   }

@@ -24,9 +24,16 @@ enum class ActivityClass : std::uint8_t { kComputation, kCommunication, kMemory,
 class ActivityClassifier {
  public:
   explicit ActivityClassifier(const Trace& trace);
-  [[nodiscard]] ActivityClass operator()(EventIndex event);
+  // Inline for host events, which are most of a trace and never device activity: passes that
+  // classify every event pay a comparison for them, not a call.
+  [[nodiscard]] ActivityClass operator()(EventIndex event) {
+    if (!is_device_activity(trace_.events.event_class[event])) return ActivityClass::kNotActivity;
+    return classify_device_activity(event);
+  }
 
  private:
+  [[nodiscard]] ActivityClass classify_device_activity(EventIndex event);
+
   const Trace& trace_;
   std::vector<std::uint8_t> kernel_class_by_name_;
 };

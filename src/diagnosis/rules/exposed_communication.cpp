@@ -37,9 +37,10 @@ std::vector<Finding> check_exposed_communication(const RankAnalyses& rank) {
   if (share < kThresholdShare) return {};
   const Trace& trace = *rank.trace;
   ActivityClassifier classify(trace);
+  StepCursor in_step(rank.steps);
   const std::vector<EventRefs> collectives = collect_refs(rank, [&](EventIndex i) {
     return classify(i) == ActivityClass::kCommunication &&
-           step_at(rank.steps, trace.events.start_ns[i]) != nullptr;
+           in_step.at(trace.events.start_ns[i]) != nullptr;
   });
   double overlap = 0;
   for (const DeviceTemporal& device : rank.gpu_temporal.devices) {

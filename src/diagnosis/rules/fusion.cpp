@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/name_test.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"
 
@@ -52,11 +53,12 @@ std::vector<Finding> check_fusion(const RankAnalyses& rank) {
     if (chain.kernels.size() >= kMinChain) chains.push_back(chain);
     chain = Chain{};
   };
+  NameTest<is_fusible> fusible(trace);  // eight substring searches, once per kernel name
+  StepCursor in_step(rank.steps);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (e.event_class[i] != EventClass::kKernel) continue;
     Chain& chain = open[{trace.activity_device(i), trace.activity_stream(i)}];
-    const bool fits = e.dur_ns[i] < kShortNs && is_fusible(trace.name_of(i)) &&
-                      step_at(rank.steps, e.start_ns[i]) != nullptr;
+    const bool fits = e.dur_ns[i] < kShortNs && fusible(i) && in_step.at(e.start_ns[i]) != nullptr;
     if (!fits || (!chain.kernels.empty() && e.start_ns[i] - chain.end > kMaxGapNs)) close(chain);
     if (!fits) continue;
     if (chain.kernels.empty()) chain.start = e.start_ns[i];

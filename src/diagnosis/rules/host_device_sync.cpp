@@ -9,6 +9,7 @@
 // logging costs less than that on any step longer than a few milliseconds.
 #include <fmt/format.h>
 
+#include "analysis/name_test.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/generation.h"
 #include "diagnosis/rules/rules.h"
@@ -34,9 +35,11 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
   std::vector<EventRefs> calls;
   std::vector<EventRefs> ops;
   std::int64_t sync_count = 0;
+  NameTest<is_blocking_call> blocking(trace);  // every launch is a call: test each name once
+  StepCursor in_step(rank.steps);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_launch_call(e.event_class[i]) || !is_blocking_call(trace.name_of(i))) continue;
-    const Step* step = step_at(rank.steps, e.start_ns[i]);
+    if (!is_launch_call(e.event_class[i]) || !blocking(i)) continue;
+    const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;
     ++sync_count;
     add_ref(calls, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/name_test.h"
 #include "diagnosis/compile_state.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/inference.h"
@@ -66,13 +67,14 @@ HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
   std::int64_t busy_until = INT64_MIN;
   std::vector<Interval> gaps;
   WeightedRefs ops;
+  StepCursor steps(rank.steps);  // busy_until never decreases
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_device_activity(e.event_class[i])) continue;
     const std::int64_t start = e.start_ns[i];
     const EventIndex call = e.launcher[i];
     if (start > busy_until && busy_until != INT64_MIN && call != kNoEvent &&
         e.start_ns[call] > busy_until) {
-      const Step* step = step_at(rank.steps, busy_until);
+      const Step* step = steps.at(busy_until);
       if (step != nullptr) {
         const Interval gap{busy_until, std::min(start, step->end_ns)};
         const std::int64_t unexplained = gap.length() - excluded.measure_within(gap);
@@ -126,6 +128,8 @@ bool inference_at_batch_one(const RankAnalyses& rank) {
   return matmuls > 0 && batch_one * 2 > matmuls;
 }
 
+bool names_a_launch(std::string_view name) { return name.find("Launch") != std::string_view::npos; }
+
 // The fix for launch overhead in a run that torch.compile already compiles.
 std::string compiled_fix(const CompileState& state) {
   if (state.cuda_graphs) {
@@ -161,13 +165,17 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
   std::int64_t kernels = 0;
   std::int64_t short_kernels = 0;
   std::int64_t launch_ns = 0;
+  StepCursor in_step(rank.steps);
+  NameTest<names_a_launch> launch_name(trace);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (step_at(rank.steps, e.start_ns[i]) == nullptr) continue;
-    if (is_device_activity(e.event_class[i])) {
+    // The class first: most events are neither, and need no step.
+    const bool device = is_device_activity(e.event_class[i]);
+    if (!device && !is_launch_call(e.event_class[i])) continue;
+    if (in_step.at(e.start_ns[i]) == nullptr) continue;
+    if (device) {
       ++kernels;
       if (e.dur_ns[i] < kShortKernelNs) ++short_kernels;
-    } else if (is_launch_call(e.event_class[i]) &&
-               trace.name_of(i).find("Launch") != std::string_view::npos) {
+    } else if (launch_name(i)) {
       launch_ns += e.dur_ns[i];
     }
   }

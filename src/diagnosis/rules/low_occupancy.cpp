@@ -37,9 +37,10 @@ std::vector<Finding> check_low_occupancy(const RankAnalyses& rank) {
   std::int64_t kernel_ns = 0;
   std::int64_t low_ns = 0;
   std::vector<EventRefs> kernels;
+  StepCursor in_step(rank.steps);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (e.event_class[i] != EventClass::kKernel) continue;
-    const Step* step = step_at(rank.steps, e.start_ns[i]);
+    const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;
     kernel_ns += e.dur_ns[i];
     const DeviceArgs* args = trace.device_args_of(i);

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 
+#include "analysis/name_test.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"
 #include "trace/saturating.h"
@@ -178,6 +179,15 @@ std::vector<Finding> check_memory_growth(const RankAnalyses& rank) {
   return findings;
 }
 
+namespace {
+
+bool is_allocator_call(std::string_view name) {
+  return name == "cudaMalloc" || name == "cudaFree" || name == "hipMalloc" || name == "hipFree" ||
+         name == "cuMemAlloc_v2" || name == "cuMemFree_v2";
+}
+
+}  // namespace
+
 std::vector<Finding> check_allocator_churn(const RankAnalyses& rank) {
   const double step_ns = mean_step_ns(rank);
   const auto kept = rank.steps.kept();
@@ -186,13 +196,10 @@ std::vector<Finding> check_allocator_churn(const RankAnalyses& rank) {
   const EventTable& e = trace.events;
   std::int64_t churn_ns = 0;
   std::vector<EventRefs> calls;
+  NameTest<is_allocator_call> allocator_call(trace);  // six comparisons, once per call name
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_launch_call(e.event_class[i])) continue;
+    if (!is_launch_call(e.event_class[i]) || !allocator_call(i)) continue;
     const std::string_view name = trace.name_of(i);
-    if (name != "cudaMalloc" && name != "cudaFree" && name != "hipMalloc" && name != "hipFree" &&
-        name != "cuMemAlloc_v2" && name != "cuMemFree_v2") {
-      continue;
-    }
     const Step* step = step_at(rank.steps, e.start_ns[i]);
     if (step == nullptr || step == kept.front()) continue;  // the first step may warm the cache
     churn_ns += e.dur_ns[i];

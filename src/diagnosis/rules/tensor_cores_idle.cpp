@@ -28,8 +28,8 @@ constexpr double kThresholdShare = 0.10;
 constexpr double kTypicalSpeedup = 2.0;  // bf16 / TF32 against fp32 GEMMs: 1.5x to 3x
 constexpr double kBestSpeedup = 3.0;
 
+// For a kernel that match_tensor_core does not match (the caller has asked it already).
 bool is_fp32_matmul_kernel(std::string_view name) {
-  if (match_tensor_core(name)) return false;
   if (contains_ignoring_case(name, "sgemm") || contains_ignoring_case(name, "scudnn") ||
       contains_ignoring_case(name, "ffma"))
     return true;
@@ -61,16 +61,17 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   std::string device_name;
   int compute_major = 0;
   int compute_minor = 0;
+  StepCursor in_step(rank.steps);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (e.event_class[i] != EventClass::kKernel) continue;
-    const Step* step = step_at(rank.steps, e.start_ns[i]);
+    const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;
     kernel_ns += e.dur_ns[i];
     const std::int32_t device = trace.activity_device(i);
-    std::int8_t& fp32 = fp32_by_name[e.name[i]];
-    if (fp32 < 0) fp32 = is_fp32_matmul_kernel(trace.name_of(i)) ? 1 : 0;
     std::int8_t& tc = tc_by_name[e.name[i]];
     if (tc < 0) tc = match_tensor_core(trace.name_of(i)).has_value() ? 1 : 0;
+    std::int8_t& fp32 = fp32_by_name[e.name[i]];
+    if (fp32 < 0) fp32 = tc == 0 && is_fp32_matmul_kernel(trace.name_of(i)) ? 1 : 0;
     if (tc == 1) tensor_core_ns += e.dur_ns[i];
     if (!has_tensor_cores(trace, device) || fp32 == 0) continue;
     fp32_ns += e.dur_ns[i];

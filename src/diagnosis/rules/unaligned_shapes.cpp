@@ -9,7 +9,11 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <optional>
+#include <utility>
 
+#include "analysis/name_test.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/input_dims.h"
 #include "diagnosis/rules/rules.h"
@@ -58,20 +62,35 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
   const EventTable& e = trace.events;
   std::vector<bool> flagged(e.size(), false);
   std::vector<EventRefs> ops;
+  NameTest<is_matmul_or_conv> matmul_or_conv(trace);
+  // Whether an op's dims miss the alignment its input type wants, decided once per distinct
+  // (types, dims) pair: a training loop repeats a few shapes, and each decision parses text.
+  std::map<std::pair<StringId, StringId>, bool> misaligned_by_strings;
+  auto misaligned = [&](const EventArgs& args) {
+    const auto key = std::make_pair(args.input_types, args.input_dims);
+    auto found = misaligned_by_strings.find(key);
+    if (found == misaligned_by_strings.end()) {
+      const int align = alignment(trace.strings.view(args.input_types));
+      const auto shapes =
+          align == 0 ? std::nullopt : parse_input_dims(trace.strings.view(args.input_dims));
+      found = misaligned_by_strings
+                  .emplace(key, shapes && unaligned_dimension(*shapes, align).has_value())
+                  .first;
+    }
+    return found->second;
+  };
+  StepCursor in_step(rank.steps);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (e.event_class[i] != EventClass::kOp || !is_matmul_or_conv(trace.name_of(i))) continue;
+    if (e.event_class[i] != EventClass::kOp || !matmul_or_conv(i)) continue;
     const EventArgs* args = trace.args_of(i);
-    if (args == nullptr) continue;
-    const int align = alignment(trace.strings.view(args->input_types));
-    if (align == 0) continue;
-    const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
-    if (!shapes || !unaligned_dimension(*shapes, align)) continue;
-    const Step* step = step_at(rank.steps, e.start_ns[i]);
+    if (args == nullptr || !misaligned(*args)) continue;
+    const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;
     flagged[i] = true;
     add_ref(ops, fmt::format("{} {}", trace.name_of(i), trace.strings.view(args->input_dims)),
             e.start_ns[i], e.end_ns(i), step);
   }
+  if (ops.empty()) return {};  // nothing flagged: no GPU time to find
   std::int64_t device_ns = 0;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_device_activity(e.event_class[i])) continue;
