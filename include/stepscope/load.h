@@ -18,8 +18,8 @@ using ProgressCallback = std::function<void(std::uint64_t done, std::uint64_t to
 
 struct LoadOptions {
   bool skip_bad = false;  // folder: skip files that fail to load, and list them
-  // 1: read and parse on one thread; 2: split, parse and build on separate threads;
-  // 0: pick by input size (threads only pay off on inputs of a hundred megabytes or more).
+  // 1: read and parse on one thread; 2: split, parse and build on separate threads (and the
+  // analyses on two); 0: pick by input size (two from about 8 MB of JSON).
   unsigned threads = 0;
   std::optional<std::int64_t> rank;  // folder: load only this rank
   ProgressCallback progress;         // may be empty
