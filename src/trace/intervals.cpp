@@ -6,8 +6,11 @@
 namespace stepscope {
 
 IntervalSet IntervalSet::from_unsorted(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  const auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  // Callers mostly gather intervals in event order, which is start order: one pass checks it.
+  if (!std::is_sorted(intervals.begin(), intervals.end(), by_start)) {
+    std::sort(intervals.begin(), intervals.end(), by_start);
+  }
   return from_sorted(intervals);
 }
 
