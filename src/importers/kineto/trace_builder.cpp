@@ -11,6 +11,7 @@
 #include "importers/kineto/decimal.h"
 #include "importers/kineto/event_args_rows.h"
 #include "importers/kineto/linker.h"
+#include "importers/kineto/time_order.h"
 
 namespace stepscope::kineto {
 
@@ -47,33 +48,6 @@ Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_vi
                                                 " is out of range for a time in microseconds");
   }
   return *ns;
-}
-
-// The events' order by start ascending, longer first on ties (so that a parent precedes its
-// children), stable. With two threads each half is sorted on its own thread and the halves
-// merged, which gives the same order (std::merge takes from the first half on ties).
-std::vector<EventIndex> time_order(const EventTable& e, unsigned threads) {
-  std::vector<EventIndex> order(e.size());
-  std::iota(order.begin(), order.end(), 0);
-  const auto earlier = [&e](EventIndex a, EventIndex b) {
-    if (e.start_ns[a] != e.start_ns[b]) return e.start_ns[a] < e.start_ns[b];
-    return e.dur_ns[a] > e.dur_ns[b];
-  };
-  if (threads < 2 || order.size() < 2) {
-    std::stable_sort(order.begin(), order.end(), earlier);
-    return order;
-  }
-  const auto middle = order.begin() + static_cast<std::ptrdiff_t>(order.size() / 2);
-  parallel_for(2, 2, [&](std::size_t half) {
-    if (half == 0) {
-      std::stable_sort(order.begin(), middle, earlier);
-    } else {
-      std::stable_sort(middle, order.end(), earlier);
-    }
-  });
-  std::vector<EventIndex> merged(order.size());
-  std::merge(order.begin(), middle, middle, order.end(), merged.begin(), earlier);
-  return merged;
 }
 
 }  // namespace
@@ -322,7 +296,7 @@ void TraceBuilder::drop_unmatched_begins() {
 
 void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
-  std::vector<EventIndex> order = time_order(e, threads);
+  std::vector<EventIndex> order = time_order(e.start_ns, e.dur_ns, threads);
   if (std::is_sorted(order.begin(), order.end())) return;
   // Grouped by type, one scratch buffer per group, freed before the next; with two threads the
   // 8-byte columns go on one and the rest (about as many bytes) on the other.
