@@ -28,11 +28,13 @@ struct ParsedBatch {
 };
 
 // Strings simdjson unescaped live in its parser's buffer, which the next event overwrites;
-// copy them next to the batch. Number literals and raw arrays already point into the batch,
-// except a `ts` or `dur` written as a numeric string (unescaped by simdjson as well).
+// copy those next to the batch. Strings the fast parser read (none needs unescaping), number
+// literals and raw arrays already point into the batch's text, which lives as long as the batch.
 void keep_strings(RawEvent& event, std::string& arena, std::string_view batch_text) {
-  auto keep = [&arena](std::string_view& text) {
-    if (text.empty()) return;
+  const auto keep = [&arena, batch_text](std::string_view& text) {
+    const bool inside = !text.empty() && text.data() >= batch_text.data() &&
+                        text.data() + text.size() <= batch_text.data() + batch_text.size();
+    if (text.empty() || inside) return;
     const std::size_t at = arena.size();
     arena.append(text);
     text = std::string_view(arena.data() + at, text.size());
@@ -45,12 +47,8 @@ void keep_strings(RawEvent& event, std::string& arena, std::string_view batch_te
   keep(event.dtype);
   keep(event.process_group_name);
   keep(event.metadata_name);
-  auto outside = [batch_text](std::string_view literal) {
-    return !literal.empty() && (literal.data() < batch_text.data() ||
-                                literal.data() >= batch_text.data() + batch_text.size());
-  };
-  if (outside(event.ts_literal)) keep(event.ts_literal);
-  if (outside(event.dur_literal)) keep(event.dur_literal);
+  keep(event.ts_literal);
+  keep(event.dur_literal);
 }
 
 void parse_into(EventParser& parser, ParsedBatch& batch) {
