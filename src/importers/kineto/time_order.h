@@ -11,7 +11,7 @@
 namespace stepscope::kineto {
 
 // The permutation that puts (start_ns, dur_ns) in that order: order[k] is the index of the k-th
-// event. Runs on up to `threads` threads where it helps.
+// event. Runs on up to two threads.
 std::vector<EventIndex> time_order(std::span<const std::int64_t> start_ns,
                                    std::span<const std::int64_t> dur_ns, unsigned threads);
 
