@@ -252,15 +252,16 @@ class FolderProgress {
 };
 
 // One trace of a streamed folder: loaded, analysed, summarised, offered to `kept`, dropped.
-void stream_file(const AnalyzeRequest& request, const LoadOptions& load, unsigned workers,
-                 std::size_t index, StreamedFile& out, KeptRanks& kept) {
+void stream_file(const AnalyzeRequest& request, const LoadOptions& load, std::size_t index,
+                 StreamedFile& out, KeptRanks& kept) {
   out.member = load_folder_member(out.path, static_cast<std::int64_t>(index), load);
   if (!out.member.trace) return;
   // Moved out, so that the trace is dropped when this rank is done.
   const HeldTrace held(std::move(*out.member.trace), request.on_trace_alive);
   out.member.trace.reset();
-  const RankReport rank =
-      analyze_and_diagnose(held.get(), rank_options(request, held.get(), workers));
+  AnalysisOptions options = request.analysis;
+  if (options.threads == 0) options.threads = load.threads;
+  const RankReport rank = analyze_and_diagnose(held.get(), options);
   if (Status s = check_selection(rank, request.analysis); !s) {
     out.member.error = std::move(s).error();
     return;
@@ -292,13 +293,15 @@ Status analyze_streamed(const AnalyzeRequest& request, TraceFolder listing, Repo
   const unsigned workers = worker_count(request, files.size());
   LoadOptions load = request.load;
   load.progress = nullptr;
-  if (workers > 1) load.threads = 1;  // the workers already fill the cores
+  // One thread per rank unless --threads says otherwise: the ranks are the parallelism, and
+  // two threads' batches and analyses in flight would double a rank's share of the memory bound.
+  if (workers > 1 || load.threads == 0) load.threads = 1;
   FolderProgress progress(listing.files, request.load.progress);
   KeptRanks kept(request.per_rank ? files.size() : kRanksKeptInFull);
   std::atomic<bool> failed{false};
   parallel_for(files.size(), workers, [&](std::size_t i) {
     if (failed) return;
-    stream_file(request, load, workers, i, files[i], kept);
+    stream_file(request, load, i, files[i], kept);
     if (files[i].member.error) failed = true;
     progress.file_done(files[i].path);
   });
