@@ -6,9 +6,6 @@
 #include <charconv>
 #include <new>
 #include <numeric>
-#include <ctime>
-#include <cstdio>
-#include <cstdlib>
 
 #include "concurrency/parallel_for.h"
 #include "importers/kineto/decimal.h"
@@ -299,10 +296,7 @@ void TraceBuilder::drop_unmatched_begins() {
 
 void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
-  auto T=[]{timespec t; clock_gettime(CLOCK_MONOTONIC,&t); return t.tv_sec*1e3+t.tv_nsec*1e-6;};
-  double t0=T();
   std::vector<EventIndex> order = time_order(e.start_ns, e.dur_ns, threads);
-  if (getenv("SS_T")) fprintf(stderr, "time_order %.1f ms\n", T()-t0);
   if (std::is_sorted(order.begin(), order.end())) return;
   // Grouped by type, one scratch buffer per group, freed before the next; with two threads the
   // 8-byte columns go on one and the rest (about as many bytes) on the other.
