@@ -429,11 +429,12 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
   const std::vector<std::int64_t> device_time =
       kernel_time_by_row(trace, row_of, result.ops.size());
   const bool on_device = !device_time.empty();
-  for (std::size_t r = 0; r < result.ops.size() && on_device; ++r) {
-    result.ops[r].time_ns = device_time[r];
-  }
-  for (const EventIndex op : counted) {
-    if (!on_device) result.ops[static_cast<std::size_t>(row_of[op])].time_ns += e.dur_ns[op];
+  if (on_device) {
+    for (std::size_t r = 0; r < result.ops.size(); ++r) result.ops[r].time_ns = device_time[r];
+  } else {
+    for (const EventIndex op : counted) {
+      result.ops[static_cast<std::size_t>(row_of[op])].time_ns += e.dur_ns[op];
+    }
   }
   for (std::size_t r = 0; r < result.ops.size(); ++r) {
     OpFlops& row = result.ops[r];

@@ -25,7 +25,9 @@ struct IdleInputs {
 IdleInputs gather_inputs(const Trace& trace) {
   const EventTable& e = trace.events;
   IdleInputs in;
-  NameTest<is_blocking_call> blocking(trace);  // every launch is a call: test each name once
+  // Each name tested once: every launch is a call, and ops are most events.
+  NameTest<is_blocking_call> blocking(trace);
+  NameTest<is_data_loader_span> loader_span(trace);
   std::int64_t busy_until = std::numeric_limits<std::int64_t>::min();
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const EventClass c = e.event_class[i];
@@ -40,7 +42,7 @@ IdleInputs gather_inputs(const Trace& trace) {
       }
       busy_until = std::max(busy_until, e.end_ns(i));
     } else if (c == EventClass::kOp || c == EventClass::kAnnotation) {
-      if (is_data_loader_span(trace.name_of(i))) in.loading.push_back({e.start_ns[i], e.end_ns(i)});
+      if (loader_span(i)) in.loading.push_back({e.start_ns[i], e.end_ns(i)});
     } else if (is_launch_call(c) && blocking(i)) {
       in.blocking.push_back(i);
     }

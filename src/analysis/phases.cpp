@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "analysis/name_test.h"
+#include "stepscope/analysis/data_loading.h"
 #include "stepscope/intervals.h"
 
 namespace stepscope {
@@ -47,39 +48,51 @@ std::optional<Phase> explicit_marker_phase(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_data_loader_name(std::string_view name) {
-  return (starts_with(name, "enumerate(DataLoader)#") && ends_with(name, ".__next__")) ||
-         starts_with(name, "enumerate(DataPipe)#");
-}
-
 bool is_op_or_annotation(EventClass c) {
   return c == EventClass::kOp || c == EventClass::kAnnotation;
 }
 
-// The outermost evaluate_function op: nested ones are part of the same backward node.
-bool is_backward_root(const Trace& trace, EventIndex i) {
-  if (!starts_with(trace.name_of(i), kBackwardRootPrefix)) return false;
+bool has_backward_prefix(std::string_view name) { return starts_with(name, kBackwardRootPrefix); }
+
+constexpr std::int8_t kIfBackwardRoot = -2;  // backward unless nested in another root
+
+// What an op's or annotation's name alone says of its phase: the phase, kNoPhase, or
+// kIfBackwardRoot. In this order: data loading, optimizer, explicit markers (annotations only),
+// backward roots.
+std::int8_t phase_by_name(std::string_view name, bool annotation) {
+  if (is_data_loader_span(name)) return static_cast<std::int8_t>(Phase::kDataLoading);
+  if (starts_with(name, "Optimizer.step#") || starts_with(name, "Optimizer.zero_grad#")) {
+    return static_cast<std::int8_t>(Phase::kOptimizer);
+  }
+  if (annotation) {
+    if (const std::optional<Phase> phase = explicit_marker_phase(name)) {
+      return static_cast<std::int8_t>(*phase);
+    }
+  }
+  return has_backward_prefix(name) ? kIfBackwardRoot : kNoPhase;
+}
+
+// The outermost evaluate_function op is the backward root: nested ones are part of the same
+// backward node. For an event whose own name has the prefix; `has_prefix(event)` tests an
+// ancestor's.
+template <typename HasPrefix>
+bool is_outermost_backward(const Trace& trace, EventIndex i, HasPrefix&& has_prefix) {
   for (EventIndex at = trace.events.parent[i]; at != kNoEvent; at = trace.events.parent[at]) {
-    if (starts_with(trace.name_of(at), kBackwardRootPrefix)) return false;
+    if (has_prefix(at)) return false;
   }
   return true;
 }
 
-bool has_backward_prefix(std::string_view name) { return starts_with(name, kBackwardRootPrefix); }
-
 std::optional<Phase> marker_phase(const Trace& trace, EventIndex i) {
   const EventClass c = trace.events.event_class[i];
   if (!is_op_or_annotation(c)) return std::nullopt;  // gpu_user_annotation copies excluded
-  const std::string_view name = trace.name_of(i);
-  if (is_data_loader_name(name)) return Phase::kDataLoading;
-  if (starts_with(name, "Optimizer.step#") || starts_with(name, "Optimizer.zero_grad#")) {
-    return Phase::kOptimizer;
+  const std::int8_t by_name = phase_by_name(trace.name_of(i), c == EventClass::kAnnotation);
+  if (by_name == kIfBackwardRoot) {
+    const bool root = is_outermost_backward(
+        trace, i, [&trace](EventIndex at) { return has_backward_prefix(trace.name_of(at)); });
+    return root ? std::optional<Phase>(Phase::kBackward) : std::nullopt;
   }
-  if (c == EventClass::kAnnotation) {
-    if (const std::optional<Phase> phase = explicit_marker_phase(name)) return phase;
-  }
-  if (is_backward_root(trace, i)) return Phase::kBackward;
-  return std::nullopt;
+  return by_name == kNoPhase ? std::nullopt : std::optional<Phase>(static_cast<Phase>(by_name));
 }
 
 // marker_phase with what the name alone decides worked out once per distinct name: a trace has
@@ -97,38 +110,17 @@ class MarkerNames {
     const bool annotation = trace_.events.event_class[i] == EventClass::kAnnotation;
     const StringId name = trace_.events.name[i];
     std::int8_t& cached = annotation ? annotation_[name] : op_[name];
-    if (cached == kUndecided) cached = by_name(trace_.strings.view(name), annotation);
+    if (cached == kUndecided) cached = phase_by_name(trace_.strings.view(name), annotation);
     if (cached != kIfBackwardRoot) return cached;
-    return is_outermost_backward(i) ? static_cast<std::int8_t>(Phase::kBackward) : kNoPhase;
+    return is_outermost_backward(trace_, i, backward_prefix_)
+               ? static_cast<std::int8_t>(Phase::kBackward)
+               : kNoPhase;
   }
 
   bool starts_backward_name(EventIndex i) { return backward_prefix_(i); }
 
  private:
   static constexpr std::int8_t kUndecided = -128;
-  static constexpr std::int8_t kIfBackwardRoot = -2;  // backward unless nested in another root
-
-  // The order of marker_phase: data loading, optimizer, explicit markers, backward roots.
-  static std::int8_t by_name(std::string_view name, bool annotation) {
-    if (is_data_loader_name(name)) return static_cast<std::int8_t>(Phase::kDataLoading);
-    if (starts_with(name, "Optimizer.step#") || starts_with(name, "Optimizer.zero_grad#")) {
-      return static_cast<std::int8_t>(Phase::kOptimizer);
-    }
-    if (annotation) {
-      if (const std::optional<Phase> phase = explicit_marker_phase(name)) {
-        return static_cast<std::int8_t>(*phase);
-      }
-    }
-    return starts_with(name, kBackwardRootPrefix) ? kIfBackwardRoot : kNoPhase;
-  }
-
-  // is_backward_root for an event whose own name has the prefix.
-  bool is_outermost_backward(EventIndex i) {
-    for (EventIndex at = trace_.events.parent[i]; at != kNoEvent; at = trace_.events.parent[at]) {
-      if (backward_prefix_(at)) return false;
-    }
-    return true;
-  }
 
   const Trace& trace_;
   std::vector<std::int8_t> op_;

@@ -11,6 +11,7 @@
 
 #include "analysis/tb_event_types.h"
 #include "analysis/tb_time.h"
+#include "stepscope/analysis/data_loading.h"
 #include "stepscope/analysis/kernel_class.h"
 #include "stepscope/intervals.h"
 
@@ -22,15 +23,6 @@ constexpr std::size_t kRolesBeforeOther = kStepRoleCount - 1;
 
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
-}
-
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-bool is_data_loader_name(std::string_view name) {
-  return (starts_with(name, "enumerate(DataLoader)#") && ends_with(name, ".__next__")) ||
-         starts_with(name, "enumerate(DataPipe)#");
 }
 
 // tb_plugin trace.py `NcclOpNameSet` / `GlooOpNameSet`: exact names only.
@@ -67,7 +59,8 @@ bool is_sync_call_name(std::string_view name) {
 // so a role holds about its merged set rather than one entry per event: a sort of millions of
 // intervals, and the memory for them, is avoided. Merging an interval into the previous one
 // keeps their union, which is all the final set depends on, so an interval out of start order
-// (float rounding in compat-tb could do that) is only kept for the sort at the end.
+// (float rounding in compat-tb could do that) is only kept for IntervalSet::from_unsorted,
+// which sorts only what is out of order.
 class MergingIntervals {
  public:
   void add(Interval interval) {
@@ -78,19 +71,17 @@ class MergingIntervals {
         last.end = std::max(last.end, interval.end);
         return;
       }
-      sorted_ &= interval.start >= last.start;
     }
     intervals_.push_back(interval);
   }
   // Frees the list as it returns, so that one role at a time is held twice.
   [[nodiscard]] IntervalSet finish() && {
     std::vector<Interval> list = std::move(intervals_);
-    return sorted_ ? IntervalSet::from_sorted(list) : IntervalSet::from_unsorted(std::move(list));
+    return IntervalSet::from_unsorted(std::move(list));
   }
 
  private:
   std::vector<Interval> intervals_;
-  bool sorted_ = true;
 };
 
 struct RoleSets {
@@ -150,7 +141,7 @@ RoleSets tb_role_sets(const Trace& trace) {
     } else if (tb::is_host_node(trace, i)) {
       gpu_annotation |= c == EventClass::kGpuAnnotation;
       // Operator and annotation types only: a legacy `python` DataLoader event is CPU Exec.
-      if (!tb::is_legacy_python(trace, i) && is_data_loader_name(name)) {
+      if (!tb::is_legacy_python(trace, i) && is_data_loader_span(name)) {
         add_tb(sets, StepRole::kDataLoader, e, i);
       } else if (tb::is_legacy_python(trace, i) || !tb::is_profiler_step_name(name)) {
         add_tb(sets,
@@ -213,7 +204,7 @@ RoleSets native_role_sets(const Trace& trace) {
     } else if (c == EventClass::kOp || c == EventClass::kAnnotation) {
       if (tb::is_profiler_step_name(name)) continue;
       // Host spans of collectives are CPU time; their device time is Communication above.
-      add(sets, is_data_loader_name(name) ? StepRole::kDataLoader : StepRole::kCpuExec, e, i);
+      add(sets, is_data_loader_span(name) ? StepRole::kDataLoader : StepRole::kCpuExec, e, i);
     } else if (tb::is_legacy_python(trace, i)) {
       add(sets, StepRole::kCpuExec, e, i);
     }
