@@ -192,3 +192,41 @@ TEST(FastEventParser, LeavesOddNumbersAndBrokenSkippedValuesToSimdjson) {
 
 }  // namespace
 }  // namespace stepscope::kineto
+
+namespace stepscope::kineto {
+namespace {
+
+// The fast path reads short plain integers itself and hands the rest to the general reader:
+// on either side of that line it must still agree with simdjson or decline.
+TEST(FastEventParser, IntegersAtTheEdgesOfItsOwnDigitLoop) {
+  EventParser fast(true);
+  EventParser slow(false);
+  for (const char* literal :
+       {"0", "-0", "7", "-7", "007", "-", "1.0", "1e3", "12a", "999999999999999999",
+        "1000000000000000000", "9223372036854775807", "9223372036854775808",
+        "-9223372036854775808", "-9223372036854775809", "12345678901234567890123"}) {
+    for (const char* key : {"\"pid\"", "\"External id\""}) {
+      const std::string field = std::string(key) + ": " + literal;
+      const std::string event = std::string(key)[1] == 'p'
+                                    ? "{\"ph\":\"X\"," + field + "}"
+                                    : "{\"ph\":\"X\",\"args\":{" + field + "}}";
+      std::string padded = event + std::string(64, '9');  // digits after the end must not count
+      const EventSlice slice{0, static_cast<std::uint32_t>(event.size()), 0};
+      RawEvent probe;
+      if (!fast_parse_event(padded.data(), event.size(), probe)) continue;
+      RawEvent a;
+      RawEvent b;
+      ASSERT_TRUE(slow.parse(padded.data(), slice, padded.size(), b).ok())
+          << "fast path accepted what simdjson refuses: " << event;
+      ASSERT_TRUE(fast.parse(padded.data(), slice, padded.size(), a).ok());
+      expect_same(a, b, event);
+    }
+  }
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","pid":007})"));
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","args":{"External id":1.0}})"));
+  EXPECT_FALSE(fast_accepts(R"({"ph":"X","args":{"External id":9223372036854775808}})"));
+  EXPECT_TRUE(fast_accepts(R"({"ph":"X","args":{"External id":-9223372036854775808}})"));
+}
+
+}  // namespace
+}  // namespace stepscope::kineto

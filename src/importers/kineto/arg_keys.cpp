@@ -65,7 +65,9 @@ ArgKey classify_arg_key(std::string_view key) {
   if (key.size() > kLongest) return ArgKey::kOther;
   for (std::uint8_t at = kByLength.begin[key.size()]; at < kByLength.begin[key.size() + 1]; ++at) {
     const Entry& entry = kEntries[kByLength.index[at]];
-    if (entry.text == key) return entry.key;
+    // Most keys are not ones the importer keeps: the end bytes reject them without a compare.
+    if (entry.text.front() == key.front() && entry.text.back() == key.back() && entry.text == key)
+      return entry.key;
   }
   return ArgKey::kOther;
 }

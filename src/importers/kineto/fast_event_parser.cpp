@@ -3,7 +3,6 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +10,7 @@
 #include <string_view>
 
 #include "importers/kineto/arg_keys.h"
+#include "importers/kineto/byte_scan.h"
 #include "importers/kineto/container_scanner.h"
 #include "importers/kineto/decimal.h"
 
@@ -18,7 +18,6 @@ namespace stepscope::kineto {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 bool is_number_char(char c) {
   return is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
@@ -30,38 +29,12 @@ const char* skip_digits(const char* p, const char* end) {
   return p;
 }
 
-// Bit 7 of each byte of the result is set where `word` has a byte equal to zero. Only the
-// lowest set bit is exact (a borrow may mark bytes above a true match), which is all the
-// callers use.
-constexpr std::uint64_t kEveryByte = 0x0101010101010101ULL;
-constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-std::uint64_t zero_bytes(std::uint64_t word) { return (word - kEveryByte) & ~word & kHighBits; }
-
-// The first of '"', '\\' or a byte below 0x20 in [p, end), or `end`: eight bytes at a time, as
-// string bytes are most of an event's text.
-const char* find_quote_backslash_or_control(const char* p, const char* end) {
-  if constexpr (std::endian::native == std::endian::little) {
-    for (; end - p >= 8; p += 8) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, p, sizeof word);
-      const std::uint64_t found = zero_bytes(word ^ (kEveryByte * '"')) |
-                                  zero_bytes(word ^ (kEveryByte * '\\')) |
-                                  ((word - kEveryByte * 0x20) & ~word & kHighBits);
-      if (found != 0) return p + (std::countr_zero(found) / 8);
-    }
-  }
-  while (p < end && *p != '"' && *p != '\\' && !is_control(*p)) ++p;
-  return p;
-}
-
 // A cursor over one event's text; every read either succeeds or declines the whole event.
 class Cursor {
  public:
   Cursor(const char* text, std::size_t length) : at_(text), end_(text + length) {}
 
-  void skip_spaces() {
-    while (at_ < end_ && is_space(*at_)) ++at_;
-  }
+  void skip_spaces() { at_ = skip_json_space(at_, end_); }
   bool consume(char c) {
     skip_spaces();
     if (at_ >= end_ || *at_ != c) return false;
@@ -86,7 +59,7 @@ class Cursor {
     escaped = false;
     const char* p = begin;
     for (;;) {
-      p = find_quote_backslash_or_control(p, end_);
+      p = find_string_special(p, end_);
       if (p == end_) return false;
       if (*p == '"') {
         text = std::string_view(begin, static_cast<std::size_t>(p - begin));
@@ -135,12 +108,28 @@ class Cursor {
   }
   const char* skip_digits(const char* p) const { return kineto::skip_digits(p, end_); }
 
+  // Most integers in a trace are short and plain: read their digits once. Anything else (a
+  // fraction, an exponent, a leading zero, 19 digits or more) takes the general path, which
+  // checks the grammar and the range.
   bool integer(std::int64_t& value) {
-    std::string_view token;
-    if (!number_token(token)) return false;
-    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
-    return error == std::errc() && stop == token.data() + token.size();
+    constexpr std::ptrdiff_t kSafeDigits = 18;  // below 10^18: no overflow to check
+    skip_spaces();
+    const bool negative = at_ < end_ && *at_ == '-';
+    const char* digits = at_ + (negative ? 1 : 0);
+    const char* p = digits;
+    std::int64_t magnitude = 0;
+    while (p < end_ && is_digit(*p) && p - digits < kSafeDigits) {
+      magnitude = magnitude * 10 + (*p - '0');
+      ++p;
+    }
+    const bool plain = p != digits && !(p < end_ && is_number_char(*p)) &&
+                       (*digits != '0' || p - digits == 1);
+    if (!plain) return general_integer(value);
+    value = negative ? -magnitude : magnitude;
+    at_ = p;
+    return true;
   }
+  [[nodiscard]] const char* position() const { return at_; }
   bool real(double& value) {
     // Long literals (huge exponents, dozens of digits) are left to simdjson's number parser,
     // which refuses some that from_chars would read.
@@ -203,6 +192,12 @@ class Cursor {
   bool skip_value() { return skip_value(0); }
 
  private:
+  bool general_integer(std::int64_t& value) {
+    std::string_view token;
+    if (!number_token(token)) return false;
+    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    return error == std::errc() && stop == token.data() + token.size();
+  }
   bool skip_object(std::size_t depth) {
     consume('{');
     if (peek() == '}') return consume('}');
@@ -355,11 +350,11 @@ bool arg(Cursor& cursor, ArgKey key, RawEvent& out) {
 bool id(Cursor& cursor, RawId& out) {
   out.present = true;
   if (cursor.peek() == '"') return cursor.plain_string(out.text);
-  if (!cursor.number_token(out.text)) return false;
-  const auto [stop, error] =
-      std::from_chars(out.text.data(), out.text.data() + out.text.size(), out.number);
+  const char* begin = cursor.position();  // peek() skipped the spaces
+  if (!cursor.integer(out.number)) return false;
+  out.text = std::string_view(begin, static_cast<std::size_t>(cursor.position() - begin));
   out.is_number = true;
-  return error == std::errc() && stop == out.text.data() + out.text.size();
+  return true;
 }
 
 bool flow_id(Cursor& cursor, RawEvent& out) {
