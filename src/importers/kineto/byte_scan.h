@@ -36,11 +36,10 @@ inline const char* find_string_special_portable(const char* p, const char* end) 
 #if defined(__SSE2__)
   for (; p < end; p += 16) {
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i space = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8(' ')),
-                     _mm_cmpeq_epi8(block, _mm_set1_epi8('\n'))),
-        _mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('\r')),
-                     _mm_cmpeq_epi8(block, _mm_set1_epi8('\t'))));
+    const __m128i space = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8(' ')),
+                                                    _mm_cmpeq_epi8(block, _mm_set1_epi8('\n'))),
+                                       _mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('\r')),
+                                                    _mm_cmpeq_epi8(block, _mm_set1_epi8('\t'))));
     const auto other = static_cast<std::uint32_t>(~_mm_movemask_epi8(space)) & 0xFFFFU;
     if (other != 0) return std::min(p + std::countr_zero(other), end);
   }
@@ -53,7 +52,7 @@ inline const char* find_string_special_portable(const char* p, const char* end) 
 // The first byte in [p, end) that is not JSON whitespace, or `end`.
 inline const char* skip_json_space(const char* p, const char* end) {
   // Most calls find no whitespace at all, or the single space after ':' or ','.
-  if (p < end && static_cast<unsigned char>(*p) > ' ') return p;
+  if (p<end&& static_cast<unsigned char>(*p)> ' ') return p;
   if (p + 1 < end && *p == ' ' && static_cast<unsigned char>(p[1]) > ' ') return p + 1;
   return skip_json_space_run(p, end);
 }
@@ -66,10 +65,9 @@ inline const char* find_string_special(const char* p, const char* end) {
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // Unsigned "below 0x20": the byte equals its minimum with 0x1F.
     const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(block, _mm_set1_epi8(0x1F)), block);
-    const __m128i special =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')),
-                                  _mm_cmpeq_epi8(block, _mm_set1_epi8('\\'))),
-                     control);
+    const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')),
+                                                      _mm_cmpeq_epi8(block, _mm_set1_epi8('\\'))),
+                                         control);
     const auto found = static_cast<std::uint32_t>(_mm_movemask_epi8(special));
     if (found != 0) return std::min(p + std::countr_zero(found), end);
   }

@@ -122,8 +122,8 @@ class Cursor {
       magnitude = magnitude * 10 + (*p - '0');
       ++p;
     }
-    const bool plain = p != digits && !(p < end_ && is_number_char(*p)) &&
-                       (*digits != '0' || p - digits == 1);
+    const bool plain =
+        p != digits && !(p < end_ && is_number_char(*p)) && (*digits != '0' || p - digits == 1);
     if (!plain) return general_integer(value);
     value = negative ? -magnitude : magnitude;
     at_ = p;
