@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "importers/kineto/container_scanner.h"
 #include "importers/kineto/event_parser.h"
 #include "importers/kineto/event_splitter.h"
 #include "importers/kineto/fast_event_parser.h"
@@ -226,6 +227,32 @@ TEST(FastEventParser, IntegersAtTheEdgesOfItsOwnDigitLoop) {
   EXPECT_FALSE(fast_accepts(R"({"ph":"X","args":{"External id":1.0}})"));
   EXPECT_FALSE(fast_accepts(R"({"ph":"X","args":{"External id":9223372036854775808}})"));
   EXPECT_TRUE(fast_accepts(R"({"ph":"X","args":{"External id":-9223372036854775808}})"));
+}
+
+}  // namespace
+}  // namespace stepscope::kineto
+
+namespace stepscope::kineto {
+namespace {
+
+TEST(FastEventParser, SkipsNestingUpToItsDepthLimitAndDeclinesBeyond) {
+  const auto nested = [](std::size_t depth, bool objects) {
+    std::string value;
+    for (std::size_t i = 0; i < depth; ++i) value += objects ? "{\"k\":" : "[";
+    value += "1";
+    for (std::size_t i = 0; i < depth; ++i) value += objects ? "}" : "]";
+    return R"({"ph":"X","args":{"skipped":)" + value + "}}";
+  };
+  for (const bool objects : {false, true}) {
+    EXPECT_TRUE(fast_accepts(nested(kMaxContainerDepth, objects)));
+    EXPECT_FALSE(fast_accepts(nested(kMaxContainerDepth + 1, objects)));
+  }
+  // Mixed nesting, empty containers and every separator in their places.
+  EXPECT_TRUE(fast_accepts(R"({"args":{"x":[{},[],{"a":[1,{"b":[]}],"c":{}},[[]]]}})"));
+  EXPECT_FALSE(fast_accepts(R"({"args":{"x":[{"a":1]]}})"));  // closed by the wrong bracket
+  EXPECT_FALSE(fast_accepts(R"({"args":{"x":{"a":1,}}})"));   // trailing comma in an object
+  EXPECT_FALSE(fast_accepts(R"({"args":{"x":[1,]}})"));       // trailing comma in an array
+  EXPECT_FALSE(fast_accepts(R"({"args":{"x":{1:2}}})"));      // a key that is not a string
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "importers/kineto/event_splitter.h"
 #include "io/file_format.h"
 
+#include "importers/kineto/byte_scan.h"
 #include "importers/kineto/container_scanner.h"
 
 #include <algorithm>
@@ -19,7 +20,6 @@ constexpr std::size_t kMaxKeysKept = 8;
 // A single event larger than this is not a profiler event: refuse it rather than grow forever.
 constexpr std::size_t kMaxEventBytes = std::size_t{1} << 30;
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 constexpr std::size_t kFormatHeadBytes = 16;
 
@@ -72,7 +72,9 @@ Result<bool> EventSplitter::fill() {
 
 Result<bool> EventSplitter::next_significant_byte() {
   for (;;) {
-    while (begin_ < end_ && is_space(buffer_[begin_])) ++begin_;
+    // The buffer keeps kPadding readable bytes past end_, as skip_json_space needs.
+    begin_ = static_cast<std::size_t>(
+        skip_json_space(buffer_.data() + begin_, buffer_.data() + end_) - buffer_.data());
     if (begin_ < end_) return true;
     STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
     if (!more) return false;
@@ -115,7 +117,7 @@ Result<std::size_t> EventSplitter::scan_value(std::size_t position) const {
   std::size_t at = position;
   while (at < end_) {
     const char d = buffer_[at];
-    if (d == ',' || d == '}' || d == ']' || is_space(d)) return at;
+    if (d == ',' || d == '}' || d == ']' || is_json_space(d)) return at;
     ++at;
   }
   return eof_ ? at : kIncomplete;

@@ -151,7 +151,7 @@ class Cursor {
     skip_spaces();
     if (at_ >= end_ || (*at_ != '[' && *at_ != '{')) return false;
     const char* begin = at_;
-    if (!skip_value(0)) return false;
+    if (!skip_value()) return false;
     raw = std::string_view(begin, static_cast<std::size_t>(at_ - begin));
     return true;
   }
@@ -165,18 +165,71 @@ class Cursor {
     return true;
   }
   // Skips any value, checking its grammar as a JSON parser would (simdjson refuses what this
-  // refuses, so the fast path never accepts an event simdjson would not).
-  bool skip_value(std::size_t depth) {
-    switch (peek()) {
+  // refuses, so the fast path never accepts an event simdjson would not). A loop rather than
+  // recursion, as shape lists nest: each open container is one bit, set for an object.
+  bool skip_value() {
+    std::uint64_t is_object[kMaxContainerDepth / 64] = {};
+    std::size_t depth = 0;
+    const auto object_at = [&is_object](std::size_t level) {
+      return ((is_object[level / 64] >> (level % 64)) & 1U) != 0;
+    };
+    for (;;) {
+      const char c = peek();
+      if (c == '{' || c == '[') {
+        if (depth == kMaxContainerDepth) return false;
+        ++at_;
+        const bool object = c == '{';
+        const std::uint64_t bit = std::uint64_t{1} << (depth % 64);
+        is_object[depth / 64] =
+            object ? (is_object[depth / 64] | bit) : (is_object[depth / 64] & ~bit);
+        ++depth;
+        if (peek() != (object ? '}' : ']')) {
+          if (object && !member_key()) return false;
+          continue;  // to the first element's value
+        }
+        ++at_;
+        --depth;
+      } else if (!skip_scalar(c)) {
+        return false;
+      }
+      // After a value: close the containers it ends, or go on to the next element.
+      for (;;) {
+        if (depth == 0) return true;
+        const bool object = object_at(depth - 1);
+        const char next = peek();
+        if (next == ',') {
+          ++at_;
+          if (object && !member_key()) return false;
+          break;
+        }
+        if (next != (object ? '}' : ']')) return false;
+        ++at_;
+        --depth;
+      }
+    }
+  }
+
+ private:
+  bool general_integer(std::int64_t& value) {
+    std::string_view token;
+    if (!number_token(token)) return false;
+    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    return error == std::errc() && stop == token.data() + token.size();
+  }
+  // `"key":` inside an object being skipped.
+  bool member_key() {
+    std::string_view key;
+    bool escaped = false;
+    return string(key, escaped) && consume(':');
+  }
+  // A string, literal or number; `c` is its first byte.
+  bool skip_scalar(char c) {
+    switch (c) {
       case '"': {
         std::string_view ignored;
         bool escaped = false;
         return string(ignored, escaped);
       }
-      case '{':
-        return depth < kMaxContainerDepth && skip_object(depth + 1);
-      case '[':
-        return depth < kMaxContainerDepth && skip_array(depth + 1);
       case 't':
         return literal("true");
       case 'f':
@@ -187,35 +240,6 @@ class Cursor {
         std::string_view ignored;
         return number_token(ignored);
       }
-    }
-  }
-  bool skip_value() { return skip_value(0); }
-
- private:
-  bool general_integer(std::int64_t& value) {
-    std::string_view token;
-    if (!number_token(token)) return false;
-    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
-    return error == std::errc() && stop == token.data() + token.size();
-  }
-  bool skip_object(std::size_t depth) {
-    consume('{');
-    if (peek() == '}') return consume('}');
-    for (;;) {
-      std::string_view key;
-      bool escaped = false;
-      if (!string(key, escaped) || !consume(':') || !skip_value(depth)) return false;
-      if (consume(',')) continue;
-      return consume('}');
-    }
-  }
-  bool skip_array(std::size_t depth) {
-    consume('[');
-    if (peek() == ']') return consume(']');
-    for (;;) {
-      if (!skip_value(depth)) return false;
-      if (consume(',')) continue;
-      return consume(']');
     }
   }
 
