@@ -2,7 +2,8 @@
 """Every figure of issue 16 ("Speed"), each beside its target and the baseline measured in the
 same run: `stepscope analyze` against `gzip -dc` and HTA (Holistic Trace Analysis) on the same
 files. Rows say "met" / "not met"; the exit status never depends on them (the machines are shared
-and noisy): it is non-zero only when a command fails. Each timing is the median of --repeat runs.
+and noisy): it is non-zero only when a command fails. Each timing is the median of --repeat runs;
+the two sides of a ratio (1 and 2 threads, stepscope and `gzip -dc`) run alternately.
 
 Figures and targets (issue 16):
   * generated 1 GB .json, one thread, end to end: >= 500 MB/s;
@@ -344,6 +345,24 @@ def run_median(command: Sequence[str], repeat: int, stdout_path: Path | None = N
     return Run(statistics.median(r.seconds for r in runs), max(r.peak_rss_bytes for r in runs))
 
 
+def run_median_pair(
+    first: Sequence[str],
+    second: Sequence[str],
+    repeat: int,
+    first_stdout: Path | None = None,
+) -> tuple[Run, Run]:
+    """Both commands' medians, their runs alternated: a ratio between two commands then compares
+    runs made under the same load (a shared machine's load drifts over minutes)."""
+    runs: tuple[list[Run], list[Run]] = ([], [])
+    for _ in range(max(repeat, 1)):
+        runs[0].append(run_once(first, first_stdout))
+        runs[1].append(run_once(second))
+    return (
+        Run(statistics.median(r.seconds for r in runs[0]), max(r.peak_rss_bytes for r in runs[0])),
+        Run(statistics.median(r.seconds for r in runs[1]), max(r.peak_rss_bytes for r in runs[1])),
+    )
+
+
 def analyze(stepscope: Path, trace: Path, threads: int | None = None) -> list[str]:
     # Every default figure, as JSON on stdout ("-"): an output path is never /dev/null
     # (replacing it as root would break the machine); run_once sends stdout to a temp file.
@@ -419,8 +438,9 @@ def bench_control(
     stepscope: Path, control: Path, label: str, args: argparse.Namespace, rows: list[Row]
 ) -> Run:
     report = args.workdir / "control_report.json"
-    ours = run_median(analyze(stepscope, control), args.repeat, report)
-    gunzip = run_median(["gzip", "-dc", str(control)], args.repeat)
+    ours, gunzip = run_median_pair(
+        analyze(stepscope, control), ["gzip", "-dc", str(control)], args.repeat, report
+    )
     rows.append(
         target_row(
             f"analyze {label} (.json.gz) vs gzip -dc",
@@ -495,9 +515,13 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
     # The generator rounds up to whole copies of the source: the label is the real size.
     size_label = f"{size / 2**20:,.0f} MiB"
     report = args.workdir / "large_report.json"
-    one = run_median(analyze(stepscope, plain, threads=1), args.repeat, report)
+    one, two = run_median_pair(
+        analyze(stepscope, plain, threads=1),
+        analyze(stepscope, plain, threads=2),
+        args.repeat,
+        report,
+    )
     figures = import_figures(report)
-    two = run_median(analyze(stepscope, plain, threads=2), args.repeat)
     mb_per_s = size / one.seconds / 1e6
     rows.append(
         target_row(
@@ -523,8 +547,9 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
             baseline_value=one.seconds,
         )
     )
-    gunzip = run_median(["gzip", "-dc", str(compressed)], args.repeat)
-    ours_gz = run_median(analyze(stepscope, compressed), args.repeat)
+    ours_gz, gunzip = run_median_pair(
+        analyze(stepscope, compressed), ["gzip", "-dc", str(compressed)], args.repeat
+    )
     rows.append(
         target_row(
             f"{size_label} .json.gz vs gzip -dc",
