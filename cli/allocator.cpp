@@ -7,6 +7,8 @@
 
 #include <filesystem>
 
+#include "stepscope/load.h"
+
 namespace stepscope::cli {
 
 void bound_allocator_caching() {
@@ -19,7 +21,11 @@ void bound_allocator_caching() {
 void reuse_freed_memory_for(const std::string& input_path) {
 #if defined(__GLIBC__)
   std::error_code error;
-  if (input_path != "-" && std::filesystem::is_directory(input_path, error)) return;
+  if (input_path != "-" && std::filesystem::is_directory(input_path, error)) {
+    // A folder holding one trace (a single rank's profiler output) is one trace file.
+    const Result<TraceFolder> listing = list_trace_folder(input_path, LoadOptions{});
+    if (!listing || listing->files.size() > 1) return;
+  }
   constexpr int kMmapThresholdBytes = 32 * 1024 * 1024;  // glibc's largest
   constexpr int kTrimThresholdBytes = 1024 * 1024 * 1024;
   mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);

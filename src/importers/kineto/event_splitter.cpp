@@ -20,7 +20,6 @@ constexpr std::size_t kMaxKeysKept = 8;
 // A single event larger than this is not a profiler event: refuse it rather than grow forever.
 constexpr std::size_t kMaxEventBytes = std::size_t{1} << 30;
 
-
 constexpr std::size_t kFormatHeadBytes = 16;
 
 std::string describe_byte(char c) {
@@ -125,6 +124,11 @@ Result<std::size_t> EventSplitter::scan_value(std::size_t position) const {
 
 Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
   batch.clear();
+  // Room for the events that reach the target and the one that crosses it (no more than a small
+  // input's size): growing by doubling would copy the batch and touch twice its pages. A
+  // recycled batch keeps its room.
+  constexpr std::size_t kLastEventRoom = 64 << 10;
+  batch.text.reserve(std::min(target_bytes + kLastEventRoom, chunk_) + kPadding);
   while (state_ != State::kDone && batch.text.size() < target_bytes) {
     STEPSCOPE_TRY(step(batch));
   }
