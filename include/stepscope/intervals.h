@@ -20,7 +20,8 @@ class IntervalSet {
   IntervalSet() = default;
   // Sorts and merges; empty intervals (end <= start) are dropped.
   static IntervalSet from_unsorted(std::vector<Interval> intervals);
-  // Merges intervals already sorted by start (cheaper; checked in debug builds).
+  // Merges intervals expected sorted by start, in one pass; input found out of order (a caller
+  // relying on an order the trace did not keep) is sorted first, so the set is right either way.
   static IntervalSet from_sorted(const std::vector<Interval>& intervals);
 
   [[nodiscard]] const std::vector<Interval>& intervals() const { return intervals_; }

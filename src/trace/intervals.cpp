@@ -1,7 +1,7 @@
 #include "stepscope/intervals.h"
 
 #include <algorithm>
-#include <cassert>
+#include <limits>
 
 namespace stepscope {
 
@@ -16,9 +16,11 @@ IntervalSet IntervalSet::from_unsorted(std::vector<Interval> intervals) {
 
 IntervalSet IntervalSet::from_sorted(const std::vector<Interval>& intervals) {
   IntervalSet set;
+  std::int64_t previous_start = std::numeric_limits<std::int64_t>::min();
   for (const Interval& interval : intervals) {
     if (interval.end <= interval.start) continue;
-    assert(set.intervals_.empty() || set.intervals_.back().start <= interval.start);
+    if (interval.start < previous_start) return from_unsorted(intervals);
+    previous_start = interval.start;
     if (!set.intervals_.empty() && interval.start <= set.intervals_.back().end) {
       set.intervals_.back().end = std::max(set.intervals_.back().end, interval.end);
     } else {
