@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "analysis/name_test.h"
 #include "analysis/tensor_core_names.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"
@@ -39,6 +40,8 @@ bool is_fp32_matmul_kernel(std::string_view name) {
          (contains_ignoring_case(name, "f32") || contains_ignoring_case(name, "float"));
 }
 
+bool uses_tensor_cores(std::string_view name) { return match_tensor_core(name).has_value(); }
+
 bool has_tensor_cores(const Trace& trace, std::int32_t device) {
   const DeviceProperties* properties = trace.device_properties(device);
   return properties != nullptr && properties->compute_major >= 7;
@@ -56,8 +59,8 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   std::int64_t fp32_ns = 0;
   std::vector<EventRefs> kernels;
   std::int64_t tensor_core_ns = 0;
-  std::vector<std::int8_t> fp32_by_name(trace.strings.size(), -1);  // decided once per name
-  std::vector<std::int8_t> tc_by_name(trace.strings.size(), -1);
+  NameTest<uses_tensor_cores> tensor_core_kernel(trace);
+  NameTest<is_fp32_matmul_kernel> fp32_matmul_kernel(trace);
   std::string device_name;
   int compute_major = 0;
   int compute_minor = 0;
@@ -68,12 +71,9 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
     if (step == nullptr) continue;
     kernel_ns += e.dur_ns[i];
     const std::int32_t device = trace.activity_device(i);
-    std::int8_t& tc = tc_by_name[e.name[i]];
-    if (tc < 0) tc = match_tensor_core(trace.name_of(i)).has_value() ? 1 : 0;
-    std::int8_t& fp32 = fp32_by_name[e.name[i]];
-    if (fp32 < 0) fp32 = tc == 0 && is_fp32_matmul_kernel(trace.name_of(i)) ? 1 : 0;
-    if (tc == 1) tensor_core_ns += e.dur_ns[i];
-    if (!has_tensor_cores(trace, device) || fp32 == 0) continue;
+    const bool tensor_cores = tensor_core_kernel(i);
+    if (tensor_cores) tensor_core_ns += e.dur_ns[i];
+    if (!has_tensor_cores(trace, device) || tensor_cores || !fp32_matmul_kernel(i)) continue;
     fp32_ns += e.dur_ns[i];
     add_ref(kernels, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     const DeviceProperties* properties = trace.device_properties(device);
