@@ -29,16 +29,28 @@ void link_nesting(Trace& trace) {
   }
 }
 
+// Events that pass `counted`: the size an id map needs, smaller than one sized for every
+// event, and so faster to fill and to probe, its pages touched once.
+template <typename Predicate>
+std::size_t count_events(const EventTable& e, Predicate&& counted) {
+  std::size_t count = 0;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) count += counted(i) ? 1 : 0;
+  return count;
+}
+
 // A correlation id names one launch. When several launch calls share one (a wrapped counter,
 // merged traces), linking every activity to the first would pin all its kernels to one step:
 // each activity goes to the latest of those calls that started before it, and a note says so.
 void link_launches(Trace& trace, ImportNotes& notes) {
   EventTable& e = trace.events;
   e.launcher.assign(e.size(), kNoEvent);
-  FlatIdMap call_by_correlation(e.size() / 4);
+  const auto keyed_call = [&e](EventIndex i) {
+    return is_launch_call(e.event_class[i]) && e.correlation[i] >= 0;
+  };
+  FlatIdMap call_by_correlation(count_events(e, keyed_call));
   std::unordered_map<std::int64_t, std::vector<EventIndex>> shared;  // id -> calls, by start
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_launch_call(e.event_class[i]) || e.correlation[i] < 0) continue;
+    if (!keyed_call(i)) continue;
     const EventIndex first = call_by_correlation.find_or_insert(e.correlation[i], i);
     if (first == i) continue;
     std::vector<EventIndex>& calls = shared[e.correlation[i]];
@@ -91,10 +103,13 @@ void link_owners(Trace& trace) {
   EventTable& e = trace.events;
   e.owner_op.assign(e.size(), kNoEvent);
   const bool use_external_id = !trace.stats.external_id_is_correlation;
-  FlatIdMap op_by_external_id(use_external_id ? e.size() / 4 : 0);
+  const auto keyed_op = [&e](EventIndex i) {
+    return is_op_like(e.event_class[i]) && e.external_id[i] >= 0;
+  };
+  FlatIdMap op_by_external_id(use_external_id ? count_events(e, keyed_op) : 0);
   if (use_external_id) {
     for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-      if (!is_op_like(e.event_class[i]) || e.external_id[i] < 0) continue;
+      if (!keyed_op(i)) continue;
       // Later (inner) events win; an op wins over an annotation with the same id.
       EventIndex& stored = op_by_external_id.find_or_insert(e.external_id[i], i);
       if (e.event_class[i] == EventClass::kOp || e.event_class[stored] != EventClass::kOp) {
