@@ -46,6 +46,23 @@ TEST(MicrosecondsLiteral, IntegerLiteralDetection) {
   EXPECT_TRUE(is_integer_literal("123"));
   EXPECT_FALSE(is_integer_literal("123.0"));
   EXPECT_FALSE(is_integer_literal("1e3"));
+  // Every length around the two eight-byte words, with the mark in every position.
+  for (std::size_t length = 1; length <= 20; ++length) {
+    const std::string digits(length, '7');
+    EXPECT_TRUE(is_integer_literal(digits)) << digits;
+    EXPECT_TRUE(is_integer_literal("-" + digits)) << digits;
+    for (std::size_t at = 1; at < length; ++at) {
+      for (const char mark : {'.', 'e', 'E'}) {
+        std::string literal = digits;
+        literal[at] = mark;
+        EXPECT_FALSE(is_integer_literal(literal)) << literal;
+      }
+    }
+  }
+  EXPECT_TRUE(is_integer_literal("1661203462605650"));
+  EXPECT_FALSE(is_integer_literal("1661203462605650.5"));
+  EXPECT_TRUE(is_integer_literal("0"));
+  EXPECT_TRUE(is_integer_literal("9876543210"));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 namespace stepscope::kineto {
 
@@ -140,9 +142,28 @@ std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal)
 bool is_json_number(std::string_view text) { return read_decimal(text).has_value(); }
 
 bool is_integer_literal(std::string_view literal) {
-  // A plain loop: find_first_of calls memchr once per character of the literal.
-  return std::none_of(literal.begin(), literal.end(),
-                      [](char c) { return c == '.' || c == 'e' || c == 'E'; });
+  // A JSON number is an integer when it is only digits after an optional '-'. Up to sixteen
+  // digits (every timestamp in microseconds) are tested eight at a time: a byte is a digit when
+  // its high nibble is 3 and adding 6 leaves it there.
+  if (!literal.empty() && literal.front() == '-') literal.remove_prefix(1);
+  constexpr std::size_t kWord = 8;
+  if (literal.size() <= 2 * kWord) {
+    char padded[2 * kWord];
+    std::memset(padded, '0', sizeof padded);
+    std::memcpy(padded, literal.data(), literal.size());
+    constexpr std::uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0ULL;
+    constexpr std::uint64_t kThrees = 0x3030303030303030ULL;
+    constexpr std::uint64_t kSixes = 0x0606060606060606ULL;
+    const auto all_digits = [](std::uint64_t word) {
+      return (word & kHighNibbles) == kThrees && ((word + kSixes) & kHighNibbles) == kThrees;
+    };
+    std::uint64_t first = 0;
+    std::uint64_t second = 0;
+    std::memcpy(&first, padded, kWord);
+    std::memcpy(&second, padded + kWord, kWord);
+    return all_digits(first) && all_digits(second);
+  }
+  return std::all_of(literal.begin(), literal.end(), is_digit);
 }
 
 }  // namespace stepscope::kineto

@@ -15,7 +15,7 @@ std::optional<std::int64_t> microseconds_literal_to_ns(std::string_view literal)
 // True when `text` is a number as JSON defines it.
 bool is_json_number(std::string_view text);
 
-// True when the literal is written as an integer (no fraction, no exponent).
+// True when a JSON number literal is written as an integer (no fraction, no exponent).
 bool is_integer_literal(std::string_view literal);
 
 }  // namespace stepscope::kineto

@@ -130,7 +130,9 @@ Status TraceBuilder::add(const RawEvent& event) {
   std::int64_t time_ns = 0;
   if (event.has_ts) {
     STEPSCOPE_ASSIGN_OR_RETURN(time_ns, time_literal_to_ns(event.ts_literal, "ts"));
-    if (!is_integer_literal(event.ts_literal)) stats.any_fractional_ts_literal = true;
+    if (!stats.any_fractional_ts_literal && !is_integer_literal(event.ts_literal)) {
+      stats.any_fractional_ts_literal = true;
+    }
   } else {
     stats.any_event_without_ts = true;
   }
