@@ -168,7 +168,7 @@ class Cursor {
   // refuses, so the fast path never accepts an event simdjson would not). A loop rather than
   // recursion, as shape lists nest: each open container is one bit, set for an object.
   bool skip_value() {
-    std::uint64_t is_object[kMaxContainerDepth / 64] = {};
+    std::uint64_t is_object[(kMaxContainerDepth + 63) / 64] = {};
     std::size_t depth = 0;
     const auto object_at = [&is_object](std::size_t level) {
       return ((is_object[level / 64] >> (level % 64)) & 1U) != 0;

@@ -29,8 +29,8 @@ void link_nesting(Trace& trace) {
   }
 }
 
-// Events that pass `counted`: the size an id map needs, smaller than one sized for every
-// event, and so faster to fill and to probe, its pages touched once.
+// How many events pass `counted`: what an id map is sized for, so that it neither rehashes as
+// it fills nor holds room for every event.
 template <typename Predicate>
 std::size_t count_events(const EventTable& e, Predicate&& counted) {
   std::size_t count = 0;
