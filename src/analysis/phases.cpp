@@ -318,6 +318,22 @@ std::optional<Phase> phase_of_marker(const Trace& trace, EventIndex event) {
   return marker_phase(trace, event);
 }
 
+class MarkerPhases::Names {
+ public:
+  explicit Names(const Trace& of) : trace(of), markers(of) {}
+  const Trace& trace;
+  MarkerNames markers;
+};
+
+MarkerPhases::MarkerPhases(const Trace& trace) : names_(std::make_unique<Names>(trace)) {}
+MarkerPhases::~MarkerPhases() = default;
+
+std::optional<Phase> MarkerPhases::of(EventIndex event) {
+  if (!is_op_or_annotation(names_->trace.events.event_class[event])) return std::nullopt;
+  const std::int8_t phase = names_->markers.phase(event);
+  return phase == kNoPhase ? std::nullopt : std::optional<Phase>(static_cast<Phase>(phase));
+}
+
 std::string_view to_string(Phase phase) {
   switch (phase) {
     case Phase::kForward:

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,5 +83,20 @@ PhasesResult compute_phases(const Trace& trace, const StepsResult& steps,
 
 // The phase an event marks when it is one of the markers above, else nullopt.
 [[nodiscard]] std::optional<Phase> phase_of_marker(const Trace& trace, EventIndex event);
+
+// phase_of_marker for many events of one trace, the name tests decided once per distinct name
+// (the timeline asks it of every event it draws and of their ancestors).
+class MarkerPhases {
+ public:
+  explicit MarkerPhases(const Trace& trace);
+  MarkerPhases(const MarkerPhases&) = delete;
+  MarkerPhases& operator=(const MarkerPhases&) = delete;
+  ~MarkerPhases();
+  [[nodiscard]] std::optional<Phase> of(EventIndex event);
+
+ private:
+  class Names;
+  std::unique_ptr<Names> names_;
+};
 
 }  // namespace stepscope

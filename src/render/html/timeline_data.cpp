@@ -227,10 +227,10 @@ int depth_of(const Trace& trace, EventIndex i) {
 }
 
 // Device work takes the phase of the markers around its launch call; host calls their own.
-int phase_of(const Trace& trace, EventIndex i) {
+int phase_of(const Trace& trace, MarkerPhases& markers, EventIndex i) {
   EventIndex at = is_device_activity(trace.events.event_class[i]) ? trace.events.launcher[i] : i;
   for (; at != kNoEvent; at = trace.events.parent[at]) {
-    if (const std::optional<Phase> phase = phase_of_marker(trace, at)) {
+    if (const std::optional<Phase> phase = markers.of(at)) {
       return static_cast<int>(*phase);
     }
   }
@@ -291,7 +291,7 @@ std::string frame_text(const CodeLocation& where) {
 }
 
 void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chosen,
-                     const TimelineLimits& limits, TimelineData& data) {
+                     const TimelineLimits& limits, MarkerPhases& markers, TimelineData& data) {
   const Trace& trace = a.trace.get();
   const EventTable& e = trace.events;
   const StepLookup steps(a.steps.kept());
@@ -312,7 +312,7 @@ void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chose
     out.name = strings.add(trace.name_of(i));
     out.event_class = e.event_class[i];
     out.step = steps.step_of(trace, i);
-    out.phase = phase_of(trace, i);
+    out.phase = phase_of(trace, markers, i);
     if (is_device_activity(out.event_class)) {
       if (e.owner_op[i] != kNoEvent) out.op = strings.add(trace.name_of(e.owner_op[i]));
       if (e.launcher[i] != kNoEvent) out.launch = strings.add(trace.name_of(e.launcher[i]));
@@ -332,7 +332,7 @@ void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chose
                    });
 }
 
-std::vector<TimelinePhaseSpan> phase_spans(const Trace& trace,
+std::vector<TimelinePhaseSpan> phase_spans(const Trace& trace, MarkerPhases& markers,
                                            const std::vector<TimelineStep>& steps) {
   const EventTable& e = trace.events;
   std::vector<TimelinePhaseSpan> spans;
@@ -341,7 +341,7 @@ std::vector<TimelinePhaseSpan> phase_spans(const Trace& trace,
     for (auto i = static_cast<EventIndex>(at - e.start_ns.begin());
          i < static_cast<EventIndex>(e.size()) && e.start_ns[i] < step.end_ns; ++i) {
       if (!is_nested_host_event(e.event_class[i])) continue;
-      if (const std::optional<Phase> phase = phase_of_marker(trace, i)) {
+      if (const std::optional<Phase> phase = markers.of(i)) {
         spans.push_back(
             {static_cast<int>(*phase), e.start_ns[i], std::min(e.end_ns(i), step.end_ns)});
       }
@@ -405,8 +405,9 @@ TimelineData select_timeline(const RankAnalyses& analyses, const Diagnosis& diag
   Candidates candidates = find_candidates(trace, data.steps, diagnosis);
   data.candidate_events = candidates.count;
   const std::vector<EventIndex> chosen = apply_cap(trace, std::move(candidates), limits.max_events);
-  describe_events(analyses, chosen, limits, data);
-  data.phases = phase_spans(trace, data.steps);
+  MarkerPhases markers(trace);
+  describe_events(analyses, chosen, limits, markers, data);
+  data.phases = phase_spans(trace, markers, data.steps);
   link_findings(trace, diagnosis, data);
   set_extent(data);
   return data;

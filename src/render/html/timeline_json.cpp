@@ -1,6 +1,9 @@
 #include "render/html/timeline_json.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
+
+#include <iterator>
 
 #include "render/html/script_json.h"
 #include "render/html/timeline_colors.h"
@@ -30,12 +33,14 @@ void append_array(std::string& out, const Items& items, Write&& write) {
   out += ']';
 }
 
+// Up to 20,000 events of twelve numbers each: formatted straight into the page, with the format
+// compiled (a format string parsed at run time for every event was half of the page's time).
 void append_events(std::string& out, const TimelineData& data) {
   append_array(out, data.events, [&](const TimelineEvent& e) {
-    out +=
-        fmt::format("[{},{},{},{},{},{},{},{},{},{},{},{}]", e.lane, e.row,
-                    e.start_ns - data.origin_ns, e.dur_ns, e.name, static_cast<int>(e.event_class),
-                    e.step, e.phase, e.op, e.launch, e.frame, e.module);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("[{},{},{},{},{},{},{},{},{},{},{},{}]"),
+                   e.lane, e.row, e.start_ns - data.origin_ns, e.dur_ns, e.name,
+                   static_cast<int>(e.event_class), e.step, e.phase, e.op, e.launch, e.frame,
+                   e.module);
   });
 }
 
