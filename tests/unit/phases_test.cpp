@@ -131,5 +131,22 @@ TEST(Phases, JsonAndTextCarryUnits) {
   EXPECT_NE(rendered.find("forward phase"), std::string::npos) << rendered;
 }
 
+// The cached per-name form answers what the one-event form answers, for every event: markers,
+// nested backward roots (only the outermost marks), annotations, kernels and plain ops.
+TEST(Phases, MarkerPhasesAgreesWithPhaseOfMarkerOnEveryEvent) {
+  testing::TraceFixture f = training_step();
+  f.annotation("## forward ##", 5, 30);
+  f.op("autograd::engine::evaluate_function: AddBackward0", 41, 5, 2);  // nested in the root
+  const Trace trace = f.load();
+  MarkerPhases markers(trace);
+  int marked = 0;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    const std::optional<Phase> expected = phase_of_marker(trace, i);
+    EXPECT_EQ(markers.of(i), expected) << trace.name_of(i);
+    marked += expected.has_value() ? 1 : 0;
+  }
+  EXPECT_GE(marked, 4);  // data loading, forward, the outer backward root, the optimizer
+}
+
 }  // namespace
 }  // namespace stepscope
