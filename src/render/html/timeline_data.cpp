@@ -82,15 +82,24 @@ struct RefWindow {
   Span span;
 };
 
-std::unordered_map<StringId, std::vector<RefWindow>> reference_windows(const Trace& trace,
-                                                                       const Diagnosis& diagnosis) {
-  std::unordered_map<StringId, std::vector<RefWindow>> windows;
+struct RefWindows {
+  std::unordered_map<StringId, std::vector<RefWindow>> by_name;
+  // Per string of the trace: 1 when some finding names it. Most events are named by none, and
+  // this answers for them without a hash lookup.
+  std::vector<std::uint8_t> named;
+  [[nodiscard]] bool empty() const { return by_name.empty(); }
+};
+
+RefWindows reference_windows(const Trace& trace, const Diagnosis& diagnosis) {
+  RefWindows windows;
+  windows.named.assign(trace.strings.size(), 0);
   for (std::size_t f = 0; f < diagnosis.findings.size(); ++f) {
     for (const Evidence& evidence : diagnosis.findings[f].evidence) {
       for (const EventRefs& refs : evidence.events) {
         const StringId name = trace.strings.find(refs.name);
         if (refs.count <= 0 || name == StringPool::kNotInterned) continue;
-        windows[name].push_back({f, {refs.first_start_ns, refs.last_end_ns}});
+        windows.by_name[name].push_back({f, {refs.first_start_ns, refs.last_end_ns}});
+        windows.named[name] = 1;
       }
     }
   }
@@ -98,12 +107,11 @@ std::unordered_map<StringId, std::vector<RefWindow>> reference_windows(const Tra
 }
 
 // Which findings an event is evidence of (empty for most events).
-std::vector<std::size_t> findings_of(
-    const Trace& trace, EventIndex i,
-    const std::unordered_map<StringId, std::vector<RefWindow>>& windows) {
+std::vector<std::size_t> findings_of(const Trace& trace, EventIndex i, const RefWindows& windows) {
   std::vector<std::size_t> findings;
-  const auto found = windows.find(trace.events.name[i]);
-  if (found == windows.end()) return findings;
+  if (windows.named[trace.events.name[i]] == 0) return findings;
+  const auto found = windows.by_name.find(trace.events.name[i]);
+  if (found == windows.by_name.end()) return findings;
   const std::int64_t start = trace.events.start_ns[i];
   for (const RefWindow& w : found->second) {
     const bool inside = start >= w.span.first && trace.events.end_ns(i) <= w.span.second;
@@ -197,6 +205,10 @@ class StringTable {
     if (text.empty()) return kNoString;
     const std::size_t limit = bytes_ < limits_.string_budget_bytes ? limits_.max_string_bytes
                                                                    : limits_.short_string_bytes;
+    // Most texts repeat and fit whole: found without building a string.
+    if (text.size() <= limit) {
+      if (const auto found = index_.find(text); found != index_.end()) return found->second;
+    }
     std::string stored(text.substr(0, cut_point(text, limit)));
     if (stored.size() < text.size()) stored += "\u2026";  // …
     const auto [at, inserted] =
@@ -211,7 +223,13 @@ class StringTable {
  private:
   std::vector<std::string>& strings_;
   const TimelineLimits& limits_;
-  std::unordered_map<std::string, std::int32_t> index_;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const {
+      return std::hash<std::string_view>{}(text);
+    }
+  };
+  std::unordered_map<std::string, std::int32_t, Hash, std::equal_to<>> index_;
   std::size_t bytes_ = 0;
 };
 
