@@ -34,7 +34,8 @@ void append_array(std::string& out, const Items& items, Write&& write) {
 }
 
 // Up to 20,000 events of twelve numbers each: formatted straight into the page, with the format
-// compiled (a format string parsed at run time for every event was half of the page's time).
+// compiled (a format string parsed at run time for every event was half of the page's
+// instructions).
 void append_events(std::string& out, const TimelineData& data) {
   append_array(out, data.events, [&](const TimelineEvent& e) {
     fmt::format_to(std::back_inserter(out), FMT_COMPILE("[{},{},{},{},{},{},{},{},{},{},{},{}]"),
