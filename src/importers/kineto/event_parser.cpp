@@ -1,6 +1,7 @@
 #include "importers/kineto/event_parser.h"
 
 #include "importers/kineto/arg_keys.h"
+#include "importers/kineto/byte_scan.h"
 #include "importers/kineto/fast_event_parser.h"
 
 #include <simdjson.h>
@@ -86,10 +87,7 @@ Result<std::string_view> read_raw(od::value value, std::string_view field) {
   }
   if (code) return simdjson_failure(field, code);
   // simdjson's raw_json() of a container runs on over the whitespace that follows it.
-  while (!raw.empty() &&
-         (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
-    raw.remove_suffix(1);
-  }
+  while (!raw.empty() && is_json_space(raw.back())) raw.remove_suffix(1);
   return raw;
 }
 
@@ -98,10 +96,7 @@ Result<std::string_view> read_number_literal(od::value value, std::string_view f
   if (auto code = value.type().get(type)) return simdjson_failure(field, code);
   if (type != od::json_type::number) return field_error(field, "expected a number");
   std::string_view raw = value.raw_json_token();
-  while (!raw.empty() &&
-         (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
-    raw.remove_suffix(1);
-  }
+  while (!raw.empty() && is_json_space(raw.back())) raw.remove_suffix(1);
   return raw;
 }
 
