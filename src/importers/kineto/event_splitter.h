@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,7 @@ class EventSplitter {
   // Ensures at least one unread byte after skipping whitespace; false at the end of input.
   Result<bool> next_significant_byte();
   Result<bool> fill();
+  void grow(std::size_t capacity);
   // Scans a whole JSON value at begin_; returns its end or npos if the buffer ends first.
   Result<std::size_t> scan_value(std::size_t position) const;
   Result<std::size_t> scan_string(std::size_t position) const;
@@ -90,8 +92,11 @@ class EventSplitter {
   void finish_events_array();
 
   io::ByteSource& source_;
-  std::size_t chunk_ = 0;  // bytes asked of the source at a time
-  std::vector<char> buffer_;
+  std::size_t chunk_ = 0;       // bytes asked of the source at a time, at most
+  std::size_t next_read_ = 0;   // bytes asked by the next fill: small at first, doubling to chunk_
+  // Not zero-filled on allocation: every byte up to end_ + kPadding is written before it is read.
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0;  // allocated bytes, padding included
   std::size_t begin_ = 0;          // first unconsumed byte
   std::size_t end_ = 0;            // one past the last filled byte
   std::uint64_t base_offset_ = 0;  // input offset of buffer_[0]
