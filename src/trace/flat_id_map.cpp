@@ -4,12 +4,37 @@
 
 namespace stepscope {
 
-FlatIdMap::FlatIdMap(std::size_t expected) { slots_.resize(std::bit_ceil(expected * 2 + 16)); }
+FlatIdMap::FlatIdMap(const IdRange& expected) {
+  if (expected.count > 0 && expected.min >= 0 && expected.max >= expected.min) {
+    const auto spread = static_cast<std::uint64_t>(expected.max - expected.min) + 1;
+    if (spread <= kMaxSpreadForArray * expected.count) {
+      array_mode_ = true;
+      first_id_ = expected.min;
+      by_id_.assign(spread, kNoEvent);
+      return;
+    }
+  }
+  slots_.resize(std::bit_ceil(expected.count * 2 + 16));
+}
 
 std::size_t FlatIdMap::slot_of(std::int64_t id) const {
   // Fibonacci hashing spreads consecutive ids over the table.
   const auto mixed = static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ULL;
   return static_cast<std::size_t>(mixed >> 17) & (slots_.size() - 1);
+}
+
+// An id outside the range the map was built for (a caller's count was wrong): the array's
+// entries move into a hash table, which takes any id.
+void FlatIdMap::leave_array_mode() {
+  std::vector<EventIndex> by_id;
+  by_id.swap(by_id_);
+  array_mode_ = false;
+  std::size_t count = 0;
+  for (const EventIndex index : by_id) count += index != kNoEvent ? 1 : 0;
+  slots_.assign(std::bit_ceil(count * 2 + 16), Slot{});
+  for (std::size_t k = 0; k < by_id.size(); ++k) {
+    if (by_id[k] != kNoEvent) find_or_insert(first_id_ + static_cast<std::int64_t>(k), by_id[k]);
+  }
 }
 
 void FlatIdMap::grow() {
@@ -23,6 +48,14 @@ void FlatIdMap::grow() {
 }
 
 EventIndex& FlatIdMap::find_or_insert(std::int64_t id, EventIndex index) {
+  if (array_mode_) {
+    if (in_array(id)) {
+      EventIndex& stored = by_id_[static_cast<std::size_t>(id - first_id_)];
+      if (stored == kNoEvent) stored = index;
+      return stored;
+    }
+    leave_array_mode();
+  }
   if ((used_ + 1) * 2 > slots_.size()) grow();
   std::size_t at = slot_of(id);
   while (slots_[at].id >= 0 && slots_[at].id != id) at = (at + 1) & (slots_.size() - 1);
@@ -34,6 +67,9 @@ EventIndex& FlatIdMap::find_or_insert(std::int64_t id, EventIndex index) {
 }
 
 EventIndex FlatIdMap::find(std::int64_t id) const {
+  if (array_mode_)
+    return in_array(id) ? by_id_[static_cast<std::size_t>(id - first_id_)] : kNoEvent;
+  if (slots_.empty()) return kNoEvent;
   std::size_t at = slot_of(id);
   while (slots_[at].id >= 0) {
     if (slots_[at].id == id) return slots_[at].index;

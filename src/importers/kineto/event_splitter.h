@@ -92,11 +92,11 @@ class EventSplitter {
   void finish_events_array();
 
   io::ByteSource& source_;
-  std::size_t chunk_ = 0;       // bytes asked of the source at a time, at most
-  std::size_t next_read_ = 0;   // bytes asked by the next fill: small at first, doubling to chunk_
+  std::size_t chunk_ = 0;      // bytes asked of the source at a time, at most
+  std::size_t next_read_ = 0;  // bytes asked by the next fill: small at first, doubling to chunk_
   // Not zero-filled on allocation: every byte up to end_ + kPadding is written before it is read.
   std::unique_ptr<char[]> buffer_;
-  std::size_t capacity_ = 0;  // allocated bytes, padding included
+  std::size_t capacity_ = 0;       // allocated bytes, padding included
   std::size_t begin_ = 0;          // first unconsumed byte
   std::size_t end_ = 0;            // one past the last filled byte
   std::uint64_t base_offset_ = 0;  // input offset of buffer_[0]

@@ -29,13 +29,15 @@ void link_nesting(Trace& trace) {
   }
 }
 
-// How many events pass `counted`: what an id map is sized for, so that it neither rehashes as
-// it fills nor holds room for every event.
+// The ids of the events that pass `counted`: what an id map is sized for, so that it neither
+// rehashes as it fills nor holds room for every event.
 template <typename Predicate>
-std::size_t count_events(const EventTable& e, Predicate&& counted) {
-  std::size_t count = 0;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) count += counted(i) ? 1 : 0;
-  return count;
+IdRange id_range(const EventTable& e, const std::vector<std::int64_t>& ids, Predicate&& counted) {
+  IdRange range;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (counted(i)) range.add(ids[i]);
+  }
+  return range;
 }
 
 // A correlation id names one launch. When several launch calls share one (a wrapped counter,
@@ -47,7 +49,7 @@ void link_launches(Trace& trace, ImportNotes& notes) {
   const auto keyed_call = [&e](EventIndex i) {
     return is_launch_call(e.event_class[i]) && e.correlation[i] >= 0;
   };
-  FlatIdMap call_by_correlation(count_events(e, keyed_call));
+  FlatIdMap call_by_correlation(id_range(e, e.correlation, keyed_call));
   std::unordered_map<std::int64_t, std::vector<EventIndex>> shared;  // id -> calls, by start
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!keyed_call(i)) continue;
@@ -99,28 +101,30 @@ EventIndex enclosing_op(const EventTable& e, EventIndex call) {
   return at;
 }
 
-void link_owners(Trace& trace) {
-  EventTable& e = trace.events;
-  e.owner_op.assign(e.size(), kNoEvent);
-  const bool use_external_id = !trace.stats.external_id_is_correlation;
+// Ops by External id: later (inner) events win, and an op wins over an annotation with the
+// same id.
+FlatIdMap ops_by_external_id(const EventTable& e) {
   const auto keyed_op = [&e](EventIndex i) {
     return is_op_like(e.event_class[i]) && e.external_id[i] >= 0;
   };
-  FlatIdMap op_by_external_id(use_external_id ? count_events(e, keyed_op) : 0);
-  if (use_external_id) {
-    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-      if (!keyed_op(i)) continue;
-      // Later (inner) events win; an op wins over an annotation with the same id.
-      EventIndex& stored = op_by_external_id.find_or_insert(e.external_id[i], i);
-      if (e.event_class[i] == EventClass::kOp || e.event_class[stored] != EventClass::kOp) {
-        stored = i;
-      }
+  FlatIdMap ops(id_range(e, e.external_id, keyed_op));
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (!keyed_op(i)) continue;
+    EventIndex& stored = ops.find_or_insert(e.external_id[i], i);
+    if (e.event_class[i] == EventClass::kOp || e.event_class[stored] != EventClass::kOp) {
+      stored = i;
     }
   }
+  return ops;
+}
+
+// `ops` is empty when External ids carry correlation ids and name no op.
+void link_owners(EventTable& e, const FlatIdMap& ops, bool use_external_id) {
+  e.owner_op.assign(e.size(), kNoEvent);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_device_activity(e.event_class[i])) continue;
     if (use_external_id && e.external_id[i] >= 0) {
-      if (const EventIndex op = op_by_external_id.find(e.external_id[i]); op != kNoEvent) {
+      if (const EventIndex op = ops.find(e.external_id[i]); op != kNoEvent) {
         e.owner_op[i] = op;
         continue;
       }
@@ -132,15 +136,20 @@ void link_owners(Trace& trace) {
 }  // namespace
 
 void link_events(Trace& trace, ImportNotes& notes, unsigned threads) {
+  trace.stats.external_id_is_correlation = external_id_is_correlation(trace.events);
+  const bool use_external_id = !trace.stats.external_id_is_correlation;
+  FlatIdMap ops;
+  // The launch map is the largest piece: the nesting and the op map, together about as large,
+  // go beside it.
   parallel_for(2, threads, [&](std::size_t part) {
     if (part == 0) {
       link_launches(trace, notes);
     } else {
       link_nesting(trace);
+      if (use_external_id) ops = ops_by_external_id(trace.events);
     }
   });
-  trace.stats.external_id_is_correlation = external_id_is_correlation(trace.events);
-  link_owners(trace);
+  link_owners(trace.events, ops, use_external_id);
 }
 
 }  // namespace stepscope::kineto
