@@ -15,10 +15,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Padding filled with bytes that would matter if they were read as input.
   std::vector<char> buffer(size + kPadding, '}');
   std::memcpy(buffer.data(), data, size);
-  const std::size_t fast = stepscope::kineto::find_container_end(buffer.data(), size);
-  const std::size_t reference = stepscope::kineto::find_container_end_scalar(buffer.data(), size);
-  if (fast != reference) {
-    std::fprintf(stderr, "scanner mismatch: simd %zu, scalar %zu\n", fast, reference);
+  bool fast_ascii = false;
+  bool reference_ascii = false;
+  const std::size_t fast = stepscope::kineto::find_container_end(buffer.data(), size, fast_ascii);
+  const std::size_t reference =
+      stepscope::kineto::find_container_end_scalar(buffer.data(), size, reference_ascii);
+  if (fast != reference || (fast <= size && fast_ascii != reference_ascii)) {
+    std::fprintf(stderr, "scanner mismatch: simd %zu (ascii %d), scalar %zu (ascii %d)\n", fast,
+                 fast_ascii, reference, reference_ascii);
     std::abort();
   }
   if (fast <= size) {

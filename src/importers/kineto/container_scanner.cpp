@@ -14,15 +14,17 @@
 
 namespace stepscope::kineto {
 
-std::size_t find_container_end_scalar(const char* data, std::size_t size) {
+std::size_t find_container_end_scalar(const char* data, std::size_t size, bool& ascii) {
   std::size_t depth = 0;
   bool in_string = false;
+  unsigned char high_bits = 0;
   for (std::size_t i = 0; i < size; ++i) {
     const char c = data[i];
+    high_bits |= static_cast<unsigned char>(c);
     // A backslash escapes the next byte inside and outside strings alike (outside a string it
     // is invalid JSON anyway, which the event parser reports), as in the SIMD version.
     if (c == '\\') {
-      ++i;
+      if (++i < size) high_bits |= static_cast<unsigned char>(data[i]);
       continue;
     }
     if (in_string) {
@@ -40,7 +42,10 @@ std::size_t find_container_end_scalar(const char* data, std::size_t size) {
       case '}':
       case ']':
         if (depth == 0) return kContainerUnbalanced;
-        if (--depth == 0) return i + 1;
+        if (--depth == 0) {
+          ascii = (high_bits & 0x80U) == 0;
+          return i + 1;
+        }
         break;
       default:
         break;
@@ -54,6 +59,7 @@ namespace {
 #ifdef STEPSCOPE_SIMD_SCANNER
 
 struct BlockMasks {
+  std::uint64_t high;  // bytes 0x80 and above: not ASCII
   std::uint64_t backslash;
   std::uint64_t quote;
   std::uint64_t open;
@@ -70,7 +76,10 @@ STEPSCOPE_SIMD_TARGET std::uint64_t equal_mask(__m256i low, __m256i high, char c
 STEPSCOPE_SIMD_TARGET BlockMasks classify_block(const char* block) {
   const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
-  return BlockMasks{equal_mask(low, high, '\\'), equal_mask(low, high, '"'),
+  const auto high_lo = static_cast<std::uint32_t>(_mm256_movemask_epi8(low));
+  const auto high_hi = static_cast<std::uint32_t>(_mm256_movemask_epi8(high));
+  return BlockMasks{high_lo | (static_cast<std::uint64_t>(high_hi) << 32),
+                    equal_mask(low, high, '\\'), equal_mask(low, high, '"'),
                     equal_mask(low, high, '{') | equal_mask(low, high, '['),
                     equal_mask(low, high, '}') | equal_mask(low, high, ']')};
 }
@@ -100,7 +109,9 @@ STEPSCOPE_SIMD_TARGET std::uint64_t escaped_characters(std::uint64_t backslash,
   return escaped;
 }
 
-STEPSCOPE_SIMD_TARGET std::size_t find_container_end_simd(const char* data, std::size_t size) {
+STEPSCOPE_SIMD_TARGET std::size_t find_container_end_simd(const char* data, std::size_t size,
+                                                          bool& ascii) {
+  std::uint64_t high_seen = 0;  // non-ASCII bytes in the blocks before this one
   std::uint64_t escape_carry = 0;
   std::uint64_t inside_string = 0;  // all ones when the previous block ended inside a string
   std::size_t depth = 0;
@@ -119,9 +130,14 @@ STEPSCOPE_SIMD_TARGET std::size_t find_container_end_simd(const char* data, std:
         if (++depth > kMaxContainerDepth) return kContainerTooDeep;
       } else {
         if (depth == 0) return kContainerUnbalanced;
-        if (--depth == 0) return offset + static_cast<std::size_t>(bit) + 1;
+        if (--depth == 0) {
+          const std::uint64_t up_to_end = bit == 63 ? ~0ULL : (2ULL << bit) - 1;
+          ascii = (high_seen | (masks.high & up_to_end)) == 0;
+          return offset + static_cast<std::size_t>(bit) + 1;
+        }
       }
     }
+    high_seen |= masks.high & valid;
   }
   return kContainerIncomplete;
 }
@@ -130,14 +146,20 @@ STEPSCOPE_SIMD_TARGET std::size_t find_container_end_simd(const char* data, std:
 
 }  // namespace
 
-std::size_t find_container_end(const char* data, std::size_t size) {
+std::size_t find_container_end(const char* data, std::size_t size, bool& ascii) {
 #ifdef STEPSCOPE_SIMD_SCANNER
   // Asked once per process; the answer never changes, so the static is constant after it.
   static const bool kHasSimd = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
-  return kHasSimd ? find_container_end_simd(data, size) : find_container_end_scalar(data, size);
+  return kHasSimd ? find_container_end_simd(data, size, ascii)
+                  : find_container_end_scalar(data, size, ascii);
 #else
-  return find_container_end_scalar(data, size);
+  return find_container_end_scalar(data, size, ascii);
 #endif
+}
+
+std::size_t find_container_end(const char* data, std::size_t size) {
+  bool ascii = false;
+  return find_container_end(data, size, ascii);
 }
 
 }  // namespace stepscope::kineto

@@ -17,7 +17,10 @@ inline constexpr std::size_t kMaxContainerDepth = 256;
 // appears at depth zero, or kContainerTooDeep past kMaxContainerDepth. May read up to 64 bytes past
 // `size` (the caller pads its buffers).
 std::size_t find_container_end(const char* data, std::size_t size);
+// The same, also telling whether every byte up to the end found is ASCII (below 0x80): such a
+// value needs no UTF-8 validation. `ascii` is meaningful only when an end is returned.
+std::size_t find_container_end(const char* data, std::size_t size, bool& ascii);
 // The byte-at-a-time version: the fallback without AVX2, and the reference in tests.
-std::size_t find_container_end_scalar(const char* data, std::size_t size);
+std::size_t find_container_end_scalar(const char* data, std::size_t size, bool& ascii);
 
 }  // namespace stepscope::kineto

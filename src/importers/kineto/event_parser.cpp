@@ -527,7 +527,7 @@ EventParser::~EventParser() = default;
 Status EventParser::parse(const char* text, const EventSlice& slice, std::size_t capacity,
                           RawEvent& out) {
   std::construct_at(&out);  // in place: no temporary copied over it
-  if (fast_path_ && fast_parse_event(text + slice.offset, slice.length, out)) {
+  if (fast_path_ && fast_parse_event(text + slice.offset, slice.length, out, slice.ascii)) {
     out.file_offset = slice.file_offset;
     out.length = slice.length;
     return Done{};

@@ -114,7 +114,12 @@ Result<std::size_t> EventSplitter::scan_string(std::size_t position) const {
 }
 
 Result<std::size_t> EventSplitter::scan_container(std::size_t position) const {
-  const std::size_t end = find_container_end(buffer_.get() + position, end_ - position);
+  bool ascii = false;
+  return scan_container(position, ascii);
+}
+
+Result<std::size_t> EventSplitter::scan_container(std::size_t position, bool& ascii) const {
+  const std::size_t end = find_container_end(buffer_.get() + position, end_ - position, ascii);
   if (end == kContainerUnbalanced) return error_at(position, "unbalanced brackets in a JSON value");
   if (end == kContainerTooDeep) {
     return error_at(position,
@@ -147,7 +152,7 @@ Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
   constexpr std::size_t kLastEventRoom = 64 << 10;
   batch.text.reserve(std::min(target_bytes + kLastEventRoom, chunk_) + kPadding);
   while (state_ != State::kDone && batch.text.size() < target_bytes) {
-    STEPSCOPE_TRY(step(batch));
+    STEPSCOPE_TRY(step(batch, target_bytes));
   }
   if (!batch.events.empty()) batch.text.resize(batch.text.size() + kPadding, ' ');
   return !batch.events.empty() || state_ != State::kDone;
@@ -155,8 +160,48 @@ Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
 
 void EventSplitter::finish_events_array() { state_ = after_events_; }
 
+// Events one after another while each is whole in the buffer and the batch wants more, without
+// a trip through the state machine per event; they are copied into the batch in one piece,
+// with the separators between them, which no slice covers.
+Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_bytes) {
+  const std::size_t run_begin = begin_;
+  std::size_t run_end = begin_;
+  const std::size_t text_base = batch.text.size();
+  const char* const data = buffer_.get();
+  bool incomplete = false;
+  for (;;) {  // at the '{' of an event
+    bool ascii = false;
+    STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, scan_container(begin_, ascii));
+    if (after == kIncomplete) {
+      incomplete = true;
+      break;
+    }
+    batch.events.push_back(EventSlice{static_cast<std::uint32_t>(text_base + begin_ - run_begin),
+                                      static_cast<std::uint32_t>(after - begin_),
+                                      base_offset_ + begin_, ascii});
+    ++events_seen_;
+    begin_ = after;
+    run_end = after;
+    state_ = State::kEventsAfterElement;
+    if (text_base + (after - run_begin) >= target_bytes) break;
+    // `, {` continues the run; anything else (the array's end, the buffer's) is left to step().
+    const char* next = skip_json_space(data + after, data + end_);
+    if (next == data + end_ || *next != ',') break;
+    next = skip_json_space(next + 1, data + end_);
+    if (next == data + end_ || *next != '{') break;
+    begin_ = static_cast<std::size_t>(next - data);
+    state_ = State::kEventsElement;
+  }
+  batch.text.insert(batch.text.end(), data + run_begin, data + run_end);
+  if (incomplete) {
+    STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
+    if (!more) return error_at(begin_, "unexpected end of input inside an event: truncated");
+  }
+  return true;
+}
+
 // Completes one action of the state machine, reading more input when needed.
-Result<bool> EventSplitter::step(EventBatch& batch) {
+Result<bool> EventSplitter::step(EventBatch& batch, std::size_t target_bytes) {
   STEPSCOPE_ASSIGN_OR_RETURN(const bool have, next_significant_byte());
   if (!have) {
     if (state_ == State::kAfterRoot) {
@@ -304,20 +349,7 @@ Result<bool> EventSplitter::step(EventBatch& batch) {
                             describe_byte(c) + ")",
                         ErrorKind::kNotTrace);
       }
-      STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, scan_container(begin_));
-      if (after == kIncomplete) {
-        STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
-        if (!more) return error_at(begin_, "unexpected end of input inside an event: truncated");
-        return true;
-      }
-      const std::size_t length = after - begin_;
-      batch.events.push_back(EventSlice{static_cast<std::uint32_t>(batch.text.size()),
-                                        static_cast<std::uint32_t>(length), base_offset_ + begin_});
-      batch.text.insert(batch.text.end(), buffer_.get() + begin_, buffer_.get() + after);
-      ++events_seen_;
-      begin_ = after;
-      state_ = State::kEventsAfterElement;
-      return true;
+      return split_events(batch, target_bytes);
     }
     case State::kEventsAfterElement:
       ++begin_;

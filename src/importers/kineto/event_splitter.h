@@ -20,6 +20,7 @@ struct EventSlice {
   std::uint32_t offset;  // in EventBatch::text
   std::uint32_t length;
   std::uint64_t file_offset;  // in the decompressed input
+  bool ascii = false;         // every byte below 0x80: valid UTF-8 without a check
 };
 
 // Event texts copied contiguously, followed by enough padding for simdjson to read past the
@@ -76,7 +77,9 @@ class EventSplitter {
     kDone,
   };
 
-  Result<bool> step(EventBatch& batch);
+  Result<bool> step(EventBatch& batch, std::size_t target_bytes);
+  // Cuts out consecutive events starting at the '{' at begin_.
+  Result<bool> split_events(EventBatch& batch, std::size_t target_bytes);
   // Ensures at least one unread byte after skipping whitespace; false at the end of input.
   Result<bool> next_significant_byte();
   Result<bool> fill();
@@ -85,6 +88,7 @@ class EventSplitter {
   Result<std::size_t> scan_value(std::size_t position) const;
   Result<std::size_t> scan_string(std::size_t position) const;
   Result<std::size_t> scan_container(std::size_t position) const;
+  Result<std::size_t> scan_container(std::size_t position, bool& ascii) const;
   // Most splitter errors mean the bytes are not valid JSON; the caller says when it is another
   // kind.
   Error error_at(std::size_t position, std::string message,

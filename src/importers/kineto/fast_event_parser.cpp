@@ -434,9 +434,9 @@ bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
 
 }  // namespace
 
-bool fast_parse_event(const char* text, std::size_t length, RawEvent& out) {
+bool fast_parse_event(const char* text, std::size_t length, RawEvent& out, bool ascii) {
   // simdjson validates UTF-8 as part of its parse; the fast path must refuse the same inputs.
-  if (!simdjson::validate_utf8(text, length)) return false;
+  if (!ascii && !simdjson::validate_utf8(text, length)) return false;
   // Control characters need no pass of their own: outside strings the cursor accepts only
   // structure, literals, numbers and whitespace, and string() refuses them inside strings.
   Cursor cursor(text, length);

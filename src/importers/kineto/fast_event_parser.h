@@ -13,6 +13,7 @@
 namespace stepscope::kineto {
 
 // `text` must stay readable for 64 bytes past `length`. False: parse it with simdjson instead.
-bool fast_parse_event(const char* text, std::size_t length, RawEvent& out);
+// `ascii`: the caller found every byte below 0x80, so the UTF-8 check is skipped.
+bool fast_parse_event(const char* text, std::size_t length, RawEvent& out, bool ascii = false);
 
 }  // namespace stepscope::kineto
