@@ -7,20 +7,27 @@
 #include <cstring>
 #include <vector>
 
+#include "importers/kineto/decimal.h"
 #include "importers/kineto/event_parser.h"
 #include "importers/kineto/fast_event_parser.h"
 
 namespace {
 
+// A time the fast parser converted must be what the builder makes of the literal.
+bool same_time(const stepscope::kineto::RawEvent::Time& time, std::string_view literal) {
+  return !time.converted || (time.ns == stepscope::kineto::microseconds_literal_to_ns(literal) &&
+                             time.fractional == !stepscope::kineto::is_integer_literal(literal));
+}
+
 bool same(const stepscope::kineto::RawEvent& a, const stepscope::kineto::RawEvent& b) {
-  return a.phase == b.phase && a.name == b.name && a.category == b.category &&
-         a.ts_literal == b.ts_literal && a.dur_literal == b.dur_literal &&
-         a.pid.text == b.pid.text && a.tid.text == b.tid.text && a.flow_id == b.flow_id &&
-         a.stream == b.stream && a.device == b.device && a.correlation == b.correlation &&
-         a.external_id == b.external_id && a.input_dims == b.input_dims &&
-         a.input_types == b.input_types && a.metadata_name == b.metadata_name &&
-         a.memory.address == b.memory.address && a.memory.bytes == b.memory.bytes &&
-         a.numeric_args.bytes == b.numeric_args.bytes &&
+  return same_time(a.ts, b.ts_literal) && same_time(a.dur, b.dur_literal) && a.phase == b.phase &&
+         a.name == b.name && a.category == b.category && a.ts_literal == b.ts_literal &&
+         a.dur_literal == b.dur_literal && a.pid.text == b.pid.text && a.tid.text == b.tid.text &&
+         a.flow_id == b.flow_id && a.stream == b.stream && a.device == b.device &&
+         a.correlation == b.correlation && a.external_id == b.external_id &&
+         a.input_dims == b.input_dims && a.input_types == b.input_types &&
+         a.metadata_name == b.metadata_name && a.memory.address == b.memory.address &&
+         a.memory.bytes == b.memory.bytes && a.numeric_args.bytes == b.numeric_args.bytes &&
          a.numeric_args.sequence_number == b.numeric_args.sequence_number &&
          a.numeric_args.flops == b.numeric_args.flops &&
          a.numeric_args.grid[0] == b.numeric_args.grid[0] &&

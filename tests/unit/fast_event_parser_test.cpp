@@ -7,6 +7,7 @@
 #include <string>
 
 #include "importers/kineto/container_scanner.h"
+#include "importers/kineto/decimal.h"
 #include "importers/kineto/event_parser.h"
 #include "importers/kineto/event_splitter.h"
 #include "importers/kineto/fast_event_parser.h"
@@ -16,7 +17,17 @@
 namespace stepscope::kineto {
 namespace {
 
+// A time the fast parser converted must be what the builder makes of the literal.
+void expect_time_matches_literal(const RawEvent::Time& time, std::string_view literal,
+                                 const std::string& where) {
+  if (!time.converted) return;
+  EXPECT_EQ(time.ns, microseconds_literal_to_ns(literal)) << where << " literal " << literal;
+  EXPECT_EQ(time.fractional, !is_integer_literal(literal)) << where << " literal " << literal;
+}
+
 void expect_same(const RawEvent& a, const RawEvent& b, const std::string& where) {
+  expect_time_matches_literal(a.ts, b.ts_literal, where);
+  expect_time_matches_literal(a.dur, b.dur_literal, where);
   EXPECT_EQ(a.phase, b.phase) << where;
   EXPECT_EQ(a.name, b.name) << where;
   EXPECT_EQ(a.category, b.category) << where;
@@ -122,6 +133,49 @@ bool fast_accepts(const std::string& event) {
   std::string padded = event + std::string(64, ' ');
   RawEvent out;
   return fast_parse_event(padded.data(), event.size(), out);
+}
+
+// Times are converted while they are read when they are plain; every other literal is kept for
+// the builder's exact conversion, and malformed ones are declined.
+TEST(FastEventParser, ConvertsPlainTimesAndLeavesTheRestToTheBuilder) {
+  struct Case {
+    std::string literal;
+    bool accepted;
+    bool converted;
+  };
+  const Case cases[] = {
+      {"0", true, true},
+      {"7", true, true},
+      {"0.5", true, true},
+      {"1661203462598738", true, true},
+      {"1661203462598738.123", true, true},
+      // The largest integer part that leaves room for three decimals in int64 nanoseconds;
+      // above it the builder's exact conversion decides (and may report it out of range).
+      {"9223372036854774.999", true, true},
+      {"9223372036854775", true, false},
+      {"9223372036854776", true, false},
+      {"12345678901234567", true, false},
+      {"1.2345", true, false},
+      {"1e3", true, false},
+      {"-5", true, false},
+      {"-0.5", true, false},
+      {"1.", false, false},
+      {"01", false, false},
+      {".5", false, false},
+      {"1.2.3", false, false},
+  };
+  for (const Case& c : cases) {
+    const std::string event = R"({"ph":"X","ts":)" + c.literal + R"(,"dur":)" + c.literal + "}";
+    std::string padded = event + std::string(64, '5');  // digits past the end must not count
+    RawEvent out;
+    ASSERT_EQ(fast_parse_event(padded.data(), event.size(), out), c.accepted) << c.literal;
+    if (!c.accepted) continue;
+    EXPECT_EQ(out.ts_literal, c.literal);
+    EXPECT_EQ(out.ts.converted, c.converted) << c.literal;
+    EXPECT_EQ(out.dur.converted, c.converted) << c.literal;
+    expect_time_matches_literal(out.ts, c.literal, "ts");
+    expect_time_matches_literal(out.dur, c.literal, "dur");
+  }
 }
 
 TEST(FastEventParser, DeclinesWhatItCannotBeSureOf) {

@@ -129,6 +129,42 @@ class Cursor {
     at_ = p;
     return true;
   }
+  // A time in microseconds: its literal, and its value in nanoseconds when it is plain (up to
+  // sixteen integer digits and three decimals, read in one pass). Other numbers keep only the
+  // literal, which the builder converts exactly.
+  bool time(std::string_view& literal, RawEvent::Time& time) {
+    constexpr std::ptrdiff_t kMaxIntegerDigits = 16;
+    constexpr std::int64_t kMaxMicroseconds = (INT64_MAX - 999) / 1000;
+    skip_spaces();
+    const char* p = at_;
+    std::int64_t micros = 0;
+    while (p < end_ && is_digit(*p) && p - at_ < kMaxIntegerDigits) {
+      micros = micros * 10 + (*p - '0');
+      ++p;
+    }
+    const std::ptrdiff_t digits = p - at_;
+    std::int64_t fraction = 0;
+    std::ptrdiff_t decimals = 0;
+    if (p < end_ && *p == '.') {
+      const char* first = ++p;
+      while (p < end_ && is_digit(*p) && p - first < 4) {
+        fraction = fraction * 10 + (*p - '0');
+        ++p;
+      }
+      decimals = p - first;
+    }
+    const bool plain = digits > 0 && (*at_ != '0' || digits == 1) && decimals <= 3 &&
+                       (decimals > 0 || p[-1] != '.') && !(p < end_ && is_number_char(*p)) &&
+                       micros <= kMaxMicroseconds;
+    if (!plain) return number_token(literal);
+    static constexpr std::int64_t kScale[] = {1000, 100, 10, 1};
+    time.ns = micros * 1000 + fraction * kScale[decimals];
+    time.converted = true;
+    time.fractional = decimals > 0;
+    literal = std::string_view(at_, static_cast<std::size_t>(p - at_));
+    at_ = p;
+    return true;
+  }
   [[nodiscard]] const char* position() const { return at_; }
   bool real(double& value) {
     // Long literals (huge exponents, dozens of digits) are left to simdjson's number parser,
@@ -404,7 +440,7 @@ bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
       }
       if (key == "ts") {
         out.has_ts = true;
-        return cursor.number_token(out.ts_literal);
+        return cursor.time(out.ts_literal, out.ts);
       }
       if (key == "id") return flow_id(cursor, out);
       break;
@@ -412,7 +448,7 @@ bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
       if (key == "cat") return cursor.plain_string(out.category);
       if (key == "dur") {
         out.has_dur = true;
-        return cursor.number_token(out.dur_literal);
+        return cursor.time(out.dur_literal, out.dur);
       }
       if (key == "pid") return id(cursor, out.pid);
       if (key == "tid") return id(cursor, out.tid);

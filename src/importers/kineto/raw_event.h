@@ -53,6 +53,15 @@ struct RawEvent {
   std::string_view dur_literal;
   bool has_ts = false;
   bool has_dur = false;
+  // Times the fast parser already converted (plain microseconds with at most three decimals);
+  // otherwise the builder converts the literals.
+  struct Time {
+    std::int64_t ns = 0;
+    bool converted = false;
+    bool fractional = false;  // the literal had a decimal point
+  };
+  Time ts;
+  Time dur;
   RawId pid;
   RawId tid;
   std::int64_t flow_id = kAbsent;

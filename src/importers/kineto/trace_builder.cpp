@@ -128,7 +128,10 @@ Status TraceBuilder::add(const RawEvent& event) {
                event.file_offset);
   }
   std::int64_t time_ns = 0;
-  if (event.has_ts) {
+  if (event.has_ts && event.ts.converted) {
+    time_ns = event.ts.ns;
+    if (event.ts.fractional) stats.any_fractional_ts_literal = true;
+  } else if (event.has_ts) {
     STEPSCOPE_ASSIGN_OR_RETURN(time_ns, time_literal_to_ns(event.ts_literal, "ts"));
     if (!stats.any_fractional_ts_literal && !is_integer_literal(event.ts_literal)) {
       stats.any_fractional_ts_literal = true;
@@ -142,8 +145,10 @@ Status TraceBuilder::add(const RawEvent& event) {
         ++stats.invalid_complete_events;
         return Done{};
       }
-      STEPSCOPE_ASSIGN_OR_RETURN(const std::int64_t dur,
-                                 time_literal_to_ns(event.dur_literal, "dur"));
+      std::int64_t dur = event.dur.ns;
+      if (!event.dur.converted) {
+        STEPSCOPE_ASSIGN_OR_RETURN(dur, time_literal_to_ns(event.dur_literal, "dur"));
+      }
       if (dur < 0) {
         ++stats.invalid_complete_events;
         return Done{};
