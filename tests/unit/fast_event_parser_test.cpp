@@ -178,6 +178,19 @@ TEST(FastEventParser, ConvertsPlainTimesAndLeavesTheRestToTheBuilder) {
   }
 }
 
+// JSON leaves repeated keys to the reader; both parsers keep the last value. A plain time
+// followed by one that is not must not keep the first one's conversion (found by the fuzzer).
+TEST(FastEventParser, ARepeatedTimeKeyKeepsOnlyTheLastValue) {
+  const std::string event = R"({"ph":"X","ts":7,"dur":1,"ts":76666666666666666666,"dur":2})";
+  std::string padded = event + std::string(64, ' ');
+  RawEvent out;
+  ASSERT_TRUE(fast_parse_event(padded.data(), event.size(), out));
+  EXPECT_EQ(out.ts_literal, "76666666666666666666");
+  EXPECT_FALSE(out.ts.converted);
+  EXPECT_TRUE(out.dur.converted);
+  EXPECT_EQ(out.dur.ns, 2000);
+}
+
 TEST(FastEventParser, DeclinesWhatItCannotBeSureOf) {
   EXPECT_TRUE(fast_accepts(R"({"ph":"X","name":"a","ts":1.5,"dur":2,"pid":1,"tid":"t"})"));
   EXPECT_FALSE(fast_accepts(R"({"ph":"X","name":"a\"b","ts":1})"));        // needs unescaping

@@ -135,6 +135,7 @@ class Cursor {
   bool time(std::string_view& literal, RawEvent::Time& time) {
     constexpr std::ptrdiff_t kMaxIntegerDigits = 16;
     constexpr std::int64_t kMaxMicroseconds = (INT64_MAX - 999) / 1000;
+    time = {};  // a repeated key: the last value counts, converted or not
     skip_spaces();
     const char* p = at_;
     std::int64_t micros = 0;
