@@ -157,7 +157,7 @@ std::vector<bool> tb_op_attributed_kernels(const Trace& trace) {
     if (!inserted && rank < entry->second.first) entry->second = {rank, i};
   }
   std::vector<bool> attributed(e.size(), false);
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     if (e.event_class[i] != EventClass::kKernel) continue;
     const EventIndex call = e.launcher[i];
     if (call == kNoEvent || !tb::is_runtime(trace, call)) continue;

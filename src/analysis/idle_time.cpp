@@ -61,8 +61,7 @@ IdleTimeResult compute_idle_time(const Trace& trace, const StepsResult& steps,
   const EventTable& e = trace.events;
   std::map<StreamKey, StreamWalk> walks;
   // Events are sorted by start, so each stream is walked in start order.
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
+  for (const EventIndex i : e.device_activities) {
     const std::int64_t start = std::max(e.start_ns[i], window.start);
     const std::int64_t end = std::min(e.end_ns(i), window.end);
     if (start > end || (start == end && e.dur_ns[i] > 0)) continue;

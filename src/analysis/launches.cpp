@@ -44,8 +44,8 @@ LaunchesResult compute_launches(const Trace& trace, const StepsResult& steps,
   const EventTable& e = trace.events;
   LaunchClassCache classes(trace);
   std::array<ClassSamples, kLaunchClassCount> samples;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i]) || e.launcher[i] == kNoEvent) continue;
+  for (const EventIndex i : e.device_activities) {
+    if (e.launcher[i] == kNoEvent) continue;
     const EventIndex call = e.launcher[i];
     const std::optional<LaunchClass> launch_class = classes.of(call);
     if (!launch_class) continue;

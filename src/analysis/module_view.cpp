@@ -124,8 +124,7 @@ ModuleViewResult compute_module_view(const Trace& trace, const StepsResult& step
     if (parent != kNoEvent && in_scope(parent))
       acc.rows[acc.row_of_event[parent]].host_self_ns -= e.dur_ns[i];
   }
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
+  for (const EventIndex i : e.device_activities) {
     EventIndex op = e.owner_op[i];
     if (op == kNoEvent) op = e.launcher[i];
     if (op == kNoEvent) continue;

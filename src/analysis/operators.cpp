@@ -79,8 +79,7 @@ class OpTree {
 
   void mark_device_owners() {
     const EventTable& e = trace_.events;
-    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-      if (!is_device_activity(e.event_class[i])) continue;
+    for (const EventIndex i : e.device_activities) {
       const EventIndex owner = kept_from(e.owner_op[i]);
       if (owner != kNoEvent) flags_[owner] |= kOwnsActivity;
     }

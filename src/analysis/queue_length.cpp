@@ -49,8 +49,8 @@ StreamPoints collect_points(const Trace& trace) {
   LaunchClassCache classes(trace);
   StreamPoints points;
   std::map<GraphEntry, std::int64_t> graph_first_start;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i]) || e.launcher[i] == kNoEvent) continue;
+  for (const EventIndex i : e.device_activities) {
+    if (e.launcher[i] == kNoEvent) continue;
     const std::optional<LaunchClass> launch_class = classes.of(e.launcher[i]);
     if (!launch_class) continue;
     const std::int32_t device = trace.activity_device(i);

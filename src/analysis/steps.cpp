@@ -125,7 +125,7 @@ std::vector<CallSpan> launch_call_spans(const Trace& trace, Mode mode) {
   const EventTable& e = trace.events;
   std::vector<CallSpan> spans;
   std::vector<std::int32_t> span_of_call(e.size(), -1);
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     if (!counts_as_device_activity(e.event_class[i], mode)) continue;
     const EventIndex call = e.launcher[i];
     if (call == kNoEvent || !counts_as_launch(e.event_class[call], mode)) continue;
@@ -197,7 +197,7 @@ std::int64_t first_step_floor(const Trace& trace, const std::vector<Step>& steps
   for (std::size_t c = 0; c < calls.size(); ++c) {
     if (match.call_matched[c]) matched_call[calls[c].call] = true;
   }
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     if (!counts_as_device_activity(e.event_class[i], mode)) continue;
     const EventIndex call = e.launcher[i];
     if (call != kNoEvent && matched_call[call]) continue;
@@ -275,8 +275,7 @@ void flag_outliers(std::vector<Step>& steps) {
 std::optional<Interval> gpu_activity_span(const Trace& trace) {
   const EventTable& e = trace.events;
   std::optional<Interval> span;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
+  for (const EventIndex i : e.device_activities) {
     if (!span) {
       span = Interval{e.start_ns[i], e.end_ns(i)};
     } else {

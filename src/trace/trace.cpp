@@ -83,7 +83,7 @@ std::size_t EventTable::bytes() const {
          column_bytes(stream) + column_bytes(device) + column_bytes(correlation) +
          column_bytes(external_id) + column_bytes(args_row) + column_bytes(source_offset) +
          column_bytes(source_length) + column_bytes(parent) + column_bytes(launcher) +
-         column_bytes(owner_op);
+         column_bytes(owner_op) + column_bytes(device_activities);
 }
 
 const DeviceProperties* Trace::device_properties(std::int32_t device) const& {

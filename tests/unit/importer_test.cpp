@@ -101,6 +101,27 @@ TEST(Importer, NestingAttributionAndOldStyleExternalIds) {
   EXPECT_EQ(old.events.owner_op[3], 1);
 }
 
+// The list analyses read instead of scanning every event: each device activity once, in event
+// (start time) order, whatever order the file had them in.
+TEST(Importer, ListsTheDeviceActivitiesInEventOrder) {
+  const Trace trace = TraceFixture()
+                          .kernel("late", 300, 10, 3, 7, 0, 3)
+                          .op("aten::mm", 0, 500, 1, 1)
+                          .runtime("cudaLaunchKernel", 10, 5, 1, 1, 1)
+                          .kernel("early", 100, 10, 1, 7, 0, 1)
+                          .runtime("cudaLaunchKernel", 20, 5, 2, 1, 1)
+                          .kernel("middle", 200, 10, 2, 8, 0, 1)
+                          .load();
+  std::vector<EventIndex> expected;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    if (is_device_activity(trace.events.event_class[i])) expected.push_back(i);
+  }
+  ASSERT_EQ(expected.size(), 3U);
+  EXPECT_EQ(trace.events.device_activities, expected);
+  EXPECT_EQ(trace.name_of(trace.events.device_activities.front()), "early");
+  EXPECT_EQ(trace.name_of(trace.events.device_activities.back()), "late");
+}
+
 TEST(Importer, MemoryEventsAreSortedAndCpuCounted) {
   const Trace trace = TraceFixture()
                           .memory(30, 0x10, -512, 0, 2048)

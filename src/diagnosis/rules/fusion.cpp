@@ -55,7 +55,7 @@ std::vector<Finding> check_fusion(const RankAnalyses& rank) {
   };
   NameTest<is_fusible> fusible(trace);  // eight substring searches, once per kernel name
   StepCursor in_step(rank.steps);
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     if (e.event_class[i] != EventClass::kKernel) continue;
     Chain& chain = open[{trace.activity_device(i), trace.activity_stream(i)}];
     const bool fits = e.dur_ns[i] < kShortNs && fusible(i) && in_step.at(e.start_ns[i]) != nullptr;

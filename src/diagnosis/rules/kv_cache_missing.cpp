@@ -136,8 +136,7 @@ std::int64_t compute_ns(const Trace& trace, const std::vector<std::vector<Pass>>
   const EventTable& e = trace.events;
   std::int64_t device_ns = 0;
   bool any_device = false;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
+  for (const EventIndex i : e.device_activities) {
     any_device = true;
     // A kernel runs after its launch: place it by its launch call where it has one.
     const std::int64_t at = e.start_ns[e.launcher[i] != kNoEvent ? e.launcher[i] : i];

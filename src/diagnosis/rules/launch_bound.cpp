@@ -68,8 +68,7 @@ HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
   std::vector<Interval> gaps;
   WeightedRefs ops;
   StepCursor steps(rank.steps);  // busy_until never decreases
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
+  for (const EventIndex i : e.device_activities) {
     const std::int64_t start = e.start_ns[i];
     const EventIndex call = e.launcher[i];
     if (start > busy_until && busy_until != INT64_MIN && call != kNoEvent &&

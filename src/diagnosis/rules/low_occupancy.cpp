@@ -38,7 +38,7 @@ std::vector<Finding> check_low_occupancy(const RankAnalyses& rank) {
   std::int64_t low_ns = 0;
   std::vector<EventRefs> kernels;
   StepCursor in_step(rank.steps);
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     if (e.event_class[i] != EventClass::kKernel) continue;
     const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;

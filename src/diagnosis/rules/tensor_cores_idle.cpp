@@ -65,7 +65,7 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   int compute_major = 0;
   int compute_minor = 0;
   StepCursor in_step(rank.steps);
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     if (e.event_class[i] != EventClass::kKernel) continue;
     const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;

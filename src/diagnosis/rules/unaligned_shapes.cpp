@@ -92,8 +92,7 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
   }
   if (ops.empty()) return {};  // nothing flagged: no GPU time to find
   std::int64_t device_ns = 0;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
+  for (const EventIndex i : e.device_activities) {
     for (EventIndex at = e.owner_op[i]; at != kNoEvent; at = e.parent[at]) {
       if (flagged[at]) {
         device_ns += e.dur_ns[i];

@@ -53,8 +53,8 @@ std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank) {
   const EventTable& e = trace.events;
   std::int64_t kernels = 0;
   std::vector<EventRefs> refs;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i]) || e.launcher[i] == kNoEvent) continue;
+  for (const EventIndex i : e.device_activities) {
+    if (e.launcher[i] == kNoEvent) continue;
     const Step* step = step_at(rank.steps, e.start_ns[e.launcher[i]]);
     if (step == nullptr || !in_optimizer_step(trace, e.launcher[i])) continue;
     if (is_multi_tensor(trace.name_of(i)) || from_foreach_or_fused_op(trace, e.launcher[i])) {

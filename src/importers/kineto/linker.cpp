@@ -121,8 +121,7 @@ FlatIdMap ops_by_external_id(const EventTable& e) {
 // `ops` is empty when External ids carry correlation ids and name no op.
 void link_owners(EventTable& e, const FlatIdMap& ops, bool use_external_id) {
   e.owner_op.assign(e.size(), kNoEvent);
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i])) continue;
+  for (const EventIndex i : e.device_activities) {
     if (use_external_id && e.external_id[i] >= 0) {
       if (const EventIndex op = ops.find(e.external_id[i]); op != kNoEvent) {
         e.owner_op[i] = op;
@@ -133,9 +132,20 @@ void link_owners(EventTable& e, const FlatIdMap& ops, bool use_external_id) {
   }
 }
 
+void list_device_activities(EventTable& e) {
+  const auto count = static_cast<std::size_t>(
+      std::count_if(e.event_class.begin(), e.event_class.end(), is_device_activity));
+  e.device_activities.clear();
+  e.device_activities.reserve(count);
+  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+    if (is_device_activity(e.event_class[i])) e.device_activities.push_back(i);
+  }
+}
+
 }  // namespace
 
 void link_events(Trace& trace, ImportNotes& notes, unsigned threads) {
+  list_device_activities(trace.events);
   trace.stats.external_id_is_correlation = external_id_is_correlation(trace.events);
   const bool use_external_id = !trace.stats.external_id_is_correlation;
   FlatIdMap ops;
