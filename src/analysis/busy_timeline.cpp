@@ -32,8 +32,8 @@ BusyTimelineResult compute_busy_timeline(const Trace& trace, const StepsResult& 
   result.bin_ns = std::max<std::int64_t>(1, result.window.length() / bins);
   std::map<std::int32_t, std::vector<Interval>> activity;
   const EventTable& e = trace.events;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!is_device_activity(e.event_class[i]) || e.dur_ns[i] <= 0) continue;
+  for (const EventIndex i : e.device_activities) {
+    if (e.dur_ns[i] <= 0) continue;
     activity[trace.activity_device(i)].push_back(Interval{e.start_ns[i], e.end_ns(i)});
   }
   for (auto& [device, intervals] : activity) {

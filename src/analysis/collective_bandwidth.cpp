@@ -236,7 +236,7 @@ CollectiveBandwidthResult compute_collective_bandwidth(const Trace& trace, const
   ActivityClassifier classify(trace);
   std::map<std::tuple<std::int32_t, Collective>, Accumulator> rows;
   bool any_activity = false;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     const ActivityClass c = classify(i);
     any_activity = any_activity || c != ActivityClass::kNotActivity;
     if (c != ActivityClass::kCommunication) continue;

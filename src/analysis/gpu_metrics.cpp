@@ -35,9 +35,9 @@ std::int64_t overlap(Interval a, Interval window) {
 std::map<std::int32_t, DeviceEvents> device_events(const Trace& trace, bool compat) {
   const EventTable& e = trace.events;
   std::map<std::int32_t, DeviceEvents> devices;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     const EventClass c = e.event_class[i];
-    if (!is_device_activity(c) || (compat && c != EventClass::kKernel)) continue;
+    if (compat && c != EventClass::kKernel) continue;
     const std::int32_t device = trace.activity_device(i);
     if (device < 0) continue;
     const Interval span = compat ? tb::float_interval(e.start_ns[i], e.dur_ns[i])

@@ -26,7 +26,7 @@ std::map<std::int32_t, ClassIntervals> split_by_device(const Trace& trace, Inter
   std::map<std::int32_t, ClassIntervals> devices;
   ActivityClassifier classify(trace);
   const EventTable& e = trace.events;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     const ActivityClass c = classify(i);
     if (c == ActivityClass::kNotActivity) continue;
     ClassIntervals& device = devices[trace.activity_device(i)];

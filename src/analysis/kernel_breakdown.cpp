@@ -171,7 +171,7 @@ KernelBreakdownResult compute_kernel_breakdown(const Trace& trace, const StepsRe
   std::map<std::int32_t, DeviceAccumulator> devices;
   ActivityClassifier classify(trace);
   const EventTable& e = trace.events;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     const ActivityClass c = classify(i);
     if (c == ActivityClass::kNotActivity) continue;
     // The class partition covers the same W-clipped time as the temporal breakdown (§4.2 =

@@ -162,8 +162,8 @@ class DeviceAttribution {
 
   void run(OperatorsResult& result) {
     const EventTable& e = trace_.events;
-    for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-      if (is_device_activity(e.event_class[i])) add(i, result);
+    for (const EventIndex i : e.device_activities) {
+      add(i, result);
     }
     finish_rows(result);
   }

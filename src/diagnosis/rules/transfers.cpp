@@ -63,7 +63,7 @@ std::vector<Finding> check_transfers(const RankAnalyses& rank) {
   std::vector<Interval> copies;
   std::vector<EventRefs> copy_refs;
   std::vector<EventRefs> op_refs;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
+  for (const EventIndex i : e.device_activities) {
     const EventClass c = e.event_class[i];
     if (c == EventClass::kKernel || c == EventClass::kAcceleratorKernel) {
       compute.push_back({e.start_ns[i], e.end_ns(i)});
