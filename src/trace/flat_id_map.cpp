@@ -17,12 +17,6 @@ FlatIdMap::FlatIdMap(const IdRange& expected) {
   slots_.resize(std::bit_ceil(expected.count * 2 + 16));
 }
 
-std::size_t FlatIdMap::slot_of(std::int64_t id) const {
-  // Fibonacci hashing spreads consecutive ids over the table.
-  const auto mixed = static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ULL;
-  return static_cast<std::size_t>(mixed >> 17) & (slots_.size() - 1);
-}
-
 // An id outside the range the map was built for (a caller's count was wrong): the array's
 // entries move into a hash table, which takes any id.
 void FlatIdMap::leave_array_mode() {

@@ -29,15 +29,12 @@ void link_nesting(Trace& trace) {
   }
 }
 
-// The ids of the events that pass `counted`: what an id map is sized for, so that it neither
-// rehashes as it fills nor holds room for every event.
-template <typename Predicate>
-IdRange id_range(const EventTable& e, const std::vector<std::int64_t>& ids, Predicate&& counted) {
-  IdRange range;
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (counted(i)) range.add(ids[i]);
-  }
-  return range;
+// The `ids` of `list`'s events `kLookAhead` places after `k`, for FlatIdMap::prefetch; -1 past
+// the end.
+std::int64_t id_ahead(const std::vector<std::int64_t>& ids, const std::vector<EventIndex>& list,
+                      std::size_t k) {
+  const std::size_t ahead = k + FlatIdMap::kLookAhead;
+  return ahead < list.size() ? ids[list[ahead]] : -1;
 }
 
 // A correlation id names one launch. When several launch calls share one (a wrapped counter,
@@ -46,35 +43,47 @@ IdRange id_range(const EventTable& e, const std::vector<std::int64_t>& ids, Pred
 void link_launches(Trace& trace, ImportNotes& notes) {
   EventTable& e = trace.events;
   e.launcher.assign(e.size(), kNoEvent);
-  const auto keyed_call = [&e](EventIndex i) {
-    return is_launch_call(e.event_class[i]) && e.correlation[i] >= 0;
-  };
-  FlatIdMap call_by_correlation(id_range(e, e.correlation, keyed_call));
-  std::unordered_map<std::int64_t, std::vector<EventIndex>> shared;  // id -> calls, by start
+  // One pass finds both sides; the map is then filled and read with its slots fetched ahead.
+  std::vector<EventIndex> calls;   // launch calls with a correlation id
+  std::vector<EventIndex> linked;  // device activities and GPU syncs with one
+  IdRange range;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!keyed_call(i)) continue;
+    if (e.correlation[i] < 0) continue;
+    const EventClass c = e.event_class[i];
+    if (is_launch_call(c)) {
+      calls.push_back(i);
+      range.add(e.correlation[i]);
+    } else if (is_device_activity(c) || c == EventClass::kGpuSync) {
+      linked.push_back(i);
+    }
+  }
+  FlatIdMap call_by_correlation(range);
+  std::unordered_map<std::int64_t, std::vector<EventIndex>> shared;  // id -> calls, by start
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    call_by_correlation.prefetch(id_ahead(e.correlation, calls, k));
+    const EventIndex i = calls[k];
     const EventIndex first = call_by_correlation.find_or_insert(e.correlation[i], i);
     if (first == i) continue;
-    std::vector<EventIndex>& calls = shared[e.correlation[i]];
-    if (calls.empty()) calls.push_back(first);
-    calls.push_back(i);  // events are sorted by start: so are the calls
+    std::vector<EventIndex>& sharing = shared[e.correlation[i]];
+    if (sharing.empty()) sharing.push_back(first);
+    sharing.push_back(i);  // events are sorted by start: so are the calls
     notes.add(
         "correlation ids shared by several launch calls; device activities linked "
         "to the nearest earlier launch",
         e.source_offset[i]);
   }
-  for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    const EventClass c = e.event_class[i];
-    if ((!is_device_activity(c) && c != EventClass::kGpuSync) || e.correlation[i] < 0) continue;
+  for (std::size_t k = 0; k < linked.size(); ++k) {
+    call_by_correlation.prefetch(id_ahead(e.correlation, linked, k));
+    const EventIndex i = linked[k];
     e.launcher[i] = call_by_correlation.find(e.correlation[i]);
     if (shared.empty()) continue;
     const auto it = shared.find(e.correlation[i]);
     if (it == shared.end()) continue;
-    const std::vector<EventIndex>& calls = it->second;
+    const std::vector<EventIndex>& sharing = it->second;
     const auto after = std::upper_bound(
-        calls.begin(), calls.end(), e.start_ns[i],
+        sharing.begin(), sharing.end(), e.start_ns[i],
         [&e](std::int64_t start, EventIndex call) { return start < e.start_ns[call]; });
-    e.launcher[i] = after == calls.begin() ? calls.front() : *(after - 1);
+    e.launcher[i] = after == sharing.begin() ? sharing.front() : *(after - 1);
   }
 }
 
@@ -104,12 +113,17 @@ EventIndex enclosing_op(const EventTable& e, EventIndex call) {
 // Ops by External id: later (inner) events win, and an op wins over an annotation with the
 // same id.
 FlatIdMap ops_by_external_id(const EventTable& e) {
-  const auto keyed_op = [&e](EventIndex i) {
-    return is_op_like(e.event_class[i]) && e.external_id[i] >= 0;
-  };
-  FlatIdMap ops(id_range(e, e.external_id, keyed_op));
+  std::vector<EventIndex> keyed;
+  IdRange range;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-    if (!keyed_op(i)) continue;
+    if (!is_op_like(e.event_class[i]) || e.external_id[i] < 0) continue;
+    keyed.push_back(i);
+    range.add(e.external_id[i]);
+  }
+  FlatIdMap ops(range);
+  for (std::size_t k = 0; k < keyed.size(); ++k) {
+    ops.prefetch(id_ahead(e.external_id, keyed, k));
+    const EventIndex i = keyed[k];
     EventIndex& stored = ops.find_or_insert(e.external_id[i], i);
     if (e.event_class[i] == EventClass::kOp || e.event_class[stored] != EventClass::kOp) {
       stored = i;
@@ -121,7 +135,10 @@ FlatIdMap ops_by_external_id(const EventTable& e) {
 // `ops` is empty when External ids carry correlation ids and name no op.
 void link_owners(EventTable& e, const FlatIdMap& ops, bool use_external_id) {
   e.owner_op.assign(e.size(), kNoEvent);
-  for (const EventIndex i : e.device_activities) {
+  const std::vector<EventIndex>& activities = e.device_activities;
+  for (std::size_t k = 0; k < activities.size(); ++k) {
+    const EventIndex i = activities[k];
+    if (use_external_id) ops.prefetch(id_ahead(e.external_id, activities, k));
     if (use_external_id && e.external_id[i] >= 0) {
       if (const EventIndex op = ops.find(e.external_id[i]); op != kNoEvent) {
         e.owner_op[i] = op;
