@@ -180,5 +180,35 @@ TEST_F(BadInput, PipelinedAndSequentialLoadsAgree) {
   EXPECT_GT(a.byte_offset.value_or(0), 1000000U);
 }
 
+// With two threads, batches are split, parsed and built by whichever thread is free: the error
+// reported is still the first in the file, whether it is found by the parser early on (while
+// later batches are already split and parsed) or by the splitter at a truncated end.
+TEST_F(BadInput, PipelinedLoadsReportTheFirstErrorInTheFile) {
+  const auto events = [](int count) {
+    std::string text;
+    for (int i = 0; i < count; ++i) {
+      text += R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":)" + std::to_string(i) +
+              R"(,"dur":1},)";
+    }
+    return text;
+  };
+  const std::string bad_event = R"({"ph":"X","name":"bad","ts":1,,"dur":1},)";
+  const std::string early =
+      R"({"traceEvents":[)" + events(100) + bad_event + events(60000) + bad_event + "{}]}";
+  std::string truncated = R"({"traceEvents":[)" + events(60000);
+  truncated += R"({"ph":"X","name":"cut)";
+  for (const auto& [name, text] :
+       {std::pair{"early_error.json", early}, std::pair{"truncated.json", truncated}}) {
+    const std::string path = write(name, text);
+    LoadOptions one;
+    one.threads = 1;
+    LoadOptions two;
+    two.threads = 2;
+    const Error a = expect_error(path, one);
+    const Error b = expect_error(path, two);
+    EXPECT_EQ(a.describe(), b.describe()) << name;
+  }
+}
+
 }  // namespace
 }  // namespace stepscope

@@ -82,73 +82,57 @@ Status build(TraceBuilder& builder, const RawEvent& event) {
   return Done{};
 }
 
-// Batches flow split -> parse -> build. The splitting thread stops when too many are in flight.
+// Batches flow split -> parse -> build, on as many threads as there are cores and no more: any
+// thread splits the next batch when the splitter is free, parses what is waiting, and one of
+// them (the caller) builds in file order. A thread of its own for the splitter made three busy
+// threads on two cores, and the builder and the parser then waited for a splitter the scheduler
+// had set aside (about 10 % of the import with a core idle).
 class BatchFlow {
  public:
-  // Splitter side: waits for room; false once the flow is cancelled.
-  bool submit(std::unique_ptr<ParsedBatch> batch) {
-    std::unique_lock lock(mutex_);
-    room_.wait(lock, [this] { return in_flight_ < kMaxBatchesInFlight || cancelled_; });
-    if (cancelled_) return false;
-    ++in_flight_;
-    to_parse_.push_back(std::move(batch));
-    work_.notify_one();
-    parsed_.notify_all();  // the builder parses too while it waits (next_in_order)
-    return true;
-  }
-  void finish_splitting(std::optional<Error> error, std::uint64_t batches) {
-    std::lock_guard lock(mutex_);
-    split_error_ = std::move(error);
-    total_batches_ = batches;
-    splitting_done_ = true;
-    work_.notify_all();
-    parsed_.notify_all();
-  }
-  // Parser side: nullptr when there is nothing left to parse.
-  std::unique_ptr<ParsedBatch> take_for_parsing() {
-    std::unique_lock lock(mutex_);
-    work_.wait(lock, [this] { return !to_parse_.empty() || splitting_done_ || cancelled_; });
-    if (to_parse_.empty()) return nullptr;
-    auto batch = std::move(to_parse_.front());
-    to_parse_.pop_front();
-    return batch;
-  }
-  void parsed(std::unique_ptr<ParsedBatch> batch) {
-    std::lock_guard lock(mutex_);
-    const std::uint64_t sequence = batch->sequence;
-    done_.emplace(sequence, std::move(batch));
-    parsed_.notify_all();
-  }
-  // Builder side: the next batch in file order, or nullptr at the end. While that batch is not
-  // parsed yet, the builder parses waiting batches itself with `parse`, so that no core idles
-  // behind the parsing stage (building is the lighter stage: with two threads, parsing would
-  // otherwise bound the import).
-  template <typename Parse>
-  std::unique_ptr<ParsedBatch> next_in_order(Parse&& parse) {
+  explicit BatchFlow(EventSplitter& splitter) : splitter_(splitter) {}
+
+  // A parsing thread: splits or parses until nothing is left, or the flow is cancelled.
+  void work(EventParser& parser) {
     std::unique_lock lock(mutex_);
     for (;;) {
-      if (done_.count(next_) > 0 || (splitting_done_ && next_ >= total_batches_)) break;
-      if (to_parse_.empty()) {
-        parsed_.wait(lock);
-        continue;
+      if (cancelled_) return;
+      // Splitting first while little is queued: it is the one stage that cannot be shared.
+      if (to_parse_.size() < 2 && claim_splitter()) {
+        split_one(lock);
+      } else if (!to_parse_.empty()) {
+        parse_one(lock, parser);
+      } else if (splitting_done_) {
+        return;
+      } else {
+        changed_.wait(lock);
       }
-      std::unique_ptr<ParsedBatch> batch = std::move(to_parse_.front());
-      to_parse_.pop_front();
-      lock.unlock();
-      parse(*batch);
-      lock.lock();
-      const std::uint64_t sequence = batch->sequence;
-      done_.emplace(sequence, std::move(batch));
+    }
+  }
+
+  // The building thread: the next batch in file order, or nullptr at the end. While it is not
+  // ready, this thread parses the oldest waiting batch, or splits the next one.
+  std::unique_ptr<ParsedBatch> next_in_order(EventParser& parser) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (done_.count(next_) > 0) break;
+      if (splitting_done_ && next_ >= total_batches_) return nullptr;
+      if (!to_parse_.empty()) {
+        parse_one(lock, parser);
+      } else if (claim_splitter()) {
+        split_one(lock);
+      } else {
+        changed_.wait(lock);
+      }
     }
     auto found = done_.find(next_);
-    if (found == done_.end()) return nullptr;
     auto batch = std::move(found->second);
     done_.erase(found);
     ++next_;
     --in_flight_;
-    room_.notify_one();
+    changed_.notify_all();  // room to split
     return batch;
   }
+
   // Spent batches are reused: their buffers are already paged in.
   void recycle(std::unique_ptr<ParsedBatch> batch) {
     batch->error.reset();
@@ -156,18 +140,10 @@ class BatchFlow {
     std::lock_guard lock(mutex_);
     spare_.push_back(std::move(batch));
   }
-  std::unique_ptr<ParsedBatch> spare() {
-    std::lock_guard lock(mutex_);
-    if (spare_.empty()) return std::make_unique<ParsedBatch>();
-    auto batch = std::move(spare_.back());
-    spare_.pop_back();
-    return batch;
-  }
   void cancel() {
     std::lock_guard lock(mutex_);
     cancelled_ = true;
-    room_.notify_all();
-    work_.notify_all();
+    changed_.notify_all();
   }
   std::optional<Error> split_error() {
     std::lock_guard lock(mutex_);
@@ -175,44 +151,68 @@ class BatchFlow {
   }
 
  private:
+  // With the lock held: takes the splitter when it is free and there is room for a batch.
+  bool claim_splitter() {
+    if (splitting_ || splitting_done_ || cancelled_ || in_flight_ >= kMaxBatchesInFlight) {
+      return false;
+    }
+    splitting_ = true;
+    return true;
+  }
+
+  // Splits one batch with the lock released; the splitter is this thread's until it returns.
+  void split_one(std::unique_lock<std::mutex>& lock) {
+    std::unique_ptr<ParsedBatch> batch;
+    if (spare_.empty()) {
+      batch = std::make_unique<ParsedBatch>();
+    } else {
+      batch = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    lock.unlock();
+    Result<bool> more = splitter_.next(batch->text, kBatchBytes);
+    lock.lock();
+    splitting_ = false;
+    if (more && *more) {
+      batch->sequence = sequence_++;
+      ++in_flight_;
+      to_parse_.push_back(std::move(batch));
+    } else {
+      if (!more) split_error_ = std::move(more).error();
+      splitting_done_ = true;
+      total_batches_ = sequence_;
+      spare_.push_back(std::move(batch));
+    }
+    changed_.notify_all();
+  }
+
+  // Parses the oldest waiting batch with the lock released.
+  void parse_one(std::unique_lock<std::mutex>& lock, EventParser& parser) {
+    std::unique_ptr<ParsedBatch> batch = std::move(to_parse_.front());
+    to_parse_.pop_front();
+    lock.unlock();
+    parse_into(parser, *batch);
+    lock.lock();
+    const std::uint64_t sequence = batch->sequence;
+    done_.emplace(sequence, std::move(batch));
+    changed_.notify_all();
+  }
+
+  EventSplitter& splitter_;
   std::mutex mutex_;
-  std::condition_variable room_;
-  std::condition_variable work_;
-  std::condition_variable parsed_;
+  std::condition_variable changed_;
   std::deque<std::unique_ptr<ParsedBatch>> to_parse_;
   std::map<std::uint64_t, std::unique_ptr<ParsedBatch>> done_;
   std::vector<std::unique_ptr<ParsedBatch>> spare_;
   std::size_t in_flight_ = 0;
-  std::uint64_t next_ = 0;
+  std::uint64_t sequence_ = 0;  // of the next batch split
+  std::uint64_t next_ = 0;      // of the next batch built
   std::uint64_t total_batches_ = 0;
+  bool splitting_ = false;
   bool splitting_done_ = false;
   bool cancelled_ = false;
   std::optional<Error> split_error_;
 };
-
-void split_all(EventSplitter& splitter, BatchFlow& flow) {
-  std::uint64_t sequence = 0;
-  for (;;) {
-    std::unique_ptr<ParsedBatch> batch = flow.spare();
-    Result<bool> more = splitter.next(batch->text, kBatchBytes);
-    if (!more) {
-      flow.finish_splitting(std::move(more).error(), sequence);
-      return;
-    }
-    if (!*more) break;
-    batch->sequence = sequence++;
-    if (!flow.submit(std::move(batch))) break;
-  }
-  flow.finish_splitting(std::nullopt, sequence);
-}
-
-void parse_all(BatchFlow& flow) {
-  EventParser parser;
-  while (std::unique_ptr<ParsedBatch> batch = flow.take_for_parsing()) {
-    parse_into(parser, *batch);
-    flow.parsed(std::move(batch));
-  }
-}
 
 }  // namespace
 
@@ -234,15 +234,17 @@ Status run_sequential(EventSplitter& splitter, TraceBuilder& builder, const Prog
 
 Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned parse_workers,
                     const ProgressTick& tick) {
-  BatchFlow flow;
-  std::thread splitting([&] { split_all(splitter, flow); });
+  BatchFlow flow(splitter);
   std::vector<std::thread> parsing;
-  for (unsigned i = 0; i < std::max(parse_workers, 1U); ++i)
-    parsing.emplace_back([&] { parse_all(flow); });
+  for (unsigned i = 0; i < std::max(parse_workers, 1U); ++i) {
+    parsing.emplace_back([&flow] {
+      EventParser parser;
+      flow.work(parser);
+    });
+  }
   Status status = Done{};
   EventParser parser;
-  const auto parse_here = [&parser](ParsedBatch& batch) { parse_into(parser, batch); };
-  while (std::unique_ptr<ParsedBatch> batch = flow.next_in_order(parse_here)) {
+  while (std::unique_ptr<ParsedBatch> batch = flow.next_in_order(parser)) {
     for (const RawEvent& event : batch->events) {
       status = build(builder, event);
       if (!status) break;
@@ -253,7 +255,6 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
     if (tick) tick();
   }
   flow.cancel();
-  splitting.join();
   for (std::thread& worker : parsing) worker.join();
   if (!status) return status;
   if (std::optional<Error> error = flow.split_error()) return *error;

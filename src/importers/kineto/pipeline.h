@@ -1,8 +1,8 @@
 // How the importer's three stages (split, parse, build) are scheduled. Sequential runs them on
-// the calling thread. Parallel runs splitting on one thread, parsing on `parse_workers` threads,
-// and building on the calling thread, in file order, so that the result (and the first error
-// reported) is the same as the sequential run's. While the next batch in order is not parsed
-// yet, the calling thread parses waiting batches as well.
+// the calling thread. Parallel runs `parse_workers` threads beside the calling one: each splits
+// the next batch when the splitter is free, or parses a waiting batch; the calling thread builds
+// in file order, so that the result (and the first error reported) is the same as the
+// sequential run's, and splits or parses while the next batch in order is not ready.
 #pragma once
 
 #include <cstdint>
