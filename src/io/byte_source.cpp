@@ -11,6 +11,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -106,13 +107,15 @@ class FileSource final : public ByteSource {
     consumed_ += static_cast<std::uint64_t>(got);
     return static_cast<std::size_t>(got);
   }
-  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override { return consumed_; }
+  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override {
+    return consumed_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] std::uint64_t raw_bytes_total() const override { return size_; }
 
  private:
   FilePtr file_;
   std::uint64_t size_;
-  std::uint64_t consumed_ = 0;
+  std::atomic<std::uint64_t> consumed_{0};  // read by the progress tick on another thread
 };
 
 class GzipSource final : public ByteSource {
@@ -175,7 +178,9 @@ class GzipSource final : public ByteSource {
     decompressed_ += got;
     return got;
   }
-  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override { return consumed_; }
+  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override {
+    return consumed_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] std::uint64_t raw_bytes_total() const override { return size_; }
   [[nodiscard]] bool is_compressed() const override { return true; }
 
@@ -196,7 +201,7 @@ class GzipSource final : public ByteSource {
 
   FilePtr file_;
   std::uint64_t size_;
-  std::uint64_t consumed_ = 0;
+  std::atomic<std::uint64_t> consumed_{0};  // read by the progress tick on another thread
   std::uint64_t decompressed_ = 0;
   std::vector<char> input_;
   z_stream stream_{};
@@ -260,7 +265,9 @@ class IsalGzipSource final : public ByteSource {
     decompressed_ += got;
     return got;
   }
-  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override { return consumed_; }
+  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override {
+    return consumed_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] std::uint64_t raw_bytes_total() const override { return size_; }
   [[nodiscard]] bool is_compressed() const override { return true; }
 
@@ -297,7 +304,7 @@ class IsalGzipSource final : public ByteSource {
   FilePtr file_;
   std::uint64_t size_;
   std::unique_ptr<inflate_state> state_;
-  std::uint64_t consumed_ = 0;
+  std::atomic<std::uint64_t> consumed_{0};  // read by the progress tick on another thread
   std::uint64_t decompressed_ = 0;
   std::vector<char> input_;
   bool finished_ = false;
@@ -311,18 +318,21 @@ class MemorySource final : public ByteSource {
  public:
   MemorySource(const char* data, std::size_t size) : data_(data), size_(size) {}
   Result<std::size_t> read(char* destination, std::size_t capacity) override {
-    const std::size_t got = std::min(capacity, size_ - position_);
-    std::memcpy(destination, data_ + position_, got);
-    position_ += got;
+    const std::size_t position = position_.load(std::memory_order_relaxed);
+    const std::size_t got = std::min(capacity, size_ - position);
+    std::memcpy(destination, data_ + position, got);
+    position_.store(position + got, std::memory_order_relaxed);
     return got;
   }
-  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override { return position_; }
+  [[nodiscard]] std::uint64_t raw_bytes_consumed() const override {
+    return position_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] std::uint64_t raw_bytes_total() const override { return size_; }
 
  private:
   const char* data_;
   std::size_t size_;
-  std::size_t position_ = 0;
+  std::atomic<std::size_t> position_{0};  // read by the progress tick on another thread
 };
 
 }  // namespace

@@ -16,7 +16,8 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Reads up to `capacity` bytes; 0 means the end of the input.
   virtual Result<std::size_t> read(char* destination, std::size_t capacity) = 0;
-  // Bytes of the underlying file consumed so far and its size, for progress reports.
+  // Bytes of the underlying file consumed so far and its size, for progress reports. The count
+  // may be read on one thread while another reads the source (the import's progress bar).
   [[nodiscard]] virtual std::uint64_t raw_bytes_consumed() const = 0;
   [[nodiscard]] virtual std::uint64_t raw_bytes_total() const = 0;
   [[nodiscard]] virtual bool is_compressed() const { return false; }
