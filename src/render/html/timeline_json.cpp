@@ -33,15 +33,20 @@ void append_array(std::string& out, const Items& items, Write&& write) {
   out += ']';
 }
 
-// Up to 20,000 events of twelve numbers each: formatted straight into the page, with the format
-// compiled (a format string parsed at run time for every event was half of the page's
-// instructions).
+// Up to 20,000 events of twelve numbers each, with the format compiled (a format string parsed
+// at run time for every event was half of the page's instructions) and each row written into a
+// buffer on the stack, then appended once (writing through a back inserter grew the page once
+// per number: a seventh of the page's instructions).
 void append_events(std::string& out, const TimelineData& data) {
+  // Twelve numbers of at most 20 characters (64-bit), eleven commas and two brackets.
+  constexpr std::size_t kRowBytes = 12 * 20 + 13;
   append_array(out, data.events, [&](const TimelineEvent& e) {
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("[{},{},{},{},{},{},{},{},{},{},{},{}]"),
-                   e.lane, e.row, e.start_ns - data.origin_ns, e.dur_ns, e.name,
-                   static_cast<int>(e.event_class), e.step, e.phase, e.op, e.launch, e.frame,
-                   e.module);
+    char row[kRowBytes];
+    const char* end = fmt::format_to(row, FMT_COMPILE("[{},{},{},{},{},{},{},{},{},{},{},{}]"),
+                                     e.lane, e.row, e.start_ns - data.origin_ns, e.dur_ns, e.name,
+                                     static_cast<int>(e.event_class), e.step, e.phase, e.op,
+                                     e.launch, e.frame, e.module);
+    out.append(row, static_cast<std::size_t>(end - row));
   });
 }
 
