@@ -1,5 +1,5 @@
-// Loading a trace file or a folder: the splitter and the parser run either on one thread or as
-// a two-stage pipeline (read + decompress + split | parse + build), joined by a small queue.
+// Loading a trace file or a folder: splitting, parsing and building run either on one thread or
+// on two that share the splitting and parsing, one of them building in file order (pipeline.h).
 #include <algorithm>
 #include <filesystem>
 #include <new>
@@ -68,7 +68,7 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   const kineto::ProgressTick tick = [&options, &source] {
     if (options.progress) options.progress(source.raw_bytes_consumed(), source.raw_bytes_total());
   };
-  // With two threads: one splits (and inflates), one parses, and this one builds.
+  // With two threads: both split (and inflate) or parse as work comes, and this one builds.
   const unsigned threads = effective_threads(options, source);
   Status status = threads >= 2 ? kineto::run_parallel(splitter, builder, threads - 1, tick)
                                : kineto::run_sequential(splitter, builder, tick);
