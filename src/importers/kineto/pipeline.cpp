@@ -15,9 +15,8 @@ namespace stepscope::kineto {
 namespace {
 
 constexpr std::size_t kBatchBytes = 512 << 10;
-// Room for the builder to parse ahead while the batch it needs next is still being parsed: with
-// 4 in flight both cores idled 15 % of the import (the builder waiting, nothing left to parse);
-// 8 took 5 % off the load of a 1 GiB trace, and 16 only touched more memory.
+// Batches split but not yet built: room for the threads to split and parse ahead of the
+// builder. 8 took 5 % off the load of a 1 GiB trace against 4; 16 only touched more memory.
 constexpr std::size_t kMaxBatchesInFlight = 8;
 
 // A batch after parsing: events whose strings point into `text` or `arena`, and the first
