@@ -157,8 +157,8 @@ struct EventTable {
   std::vector<EventIndex> parent;    // innermost enclosing nested host event on the same thread
   std::vector<EventIndex> launcher;  // device activity -> runtime/driver call (by correlation)
   std::vector<EventIndex> owner_op;  // device activity -> op/annotation it is attributed to
-  // Every device activity, in event order: most analyses read only these, a few per cent of the
-  // events, and a pass over every event to find them costs several times as much.
+  // Every device activity, in event order: most analyses read only these, about a tenth of a GPU
+  // trace's events, and a pass over every event to find them costs several times as much.
   std::vector<EventIndex> device_activities;
 
   [[nodiscard]] std::size_t size() const { return start_ns.size(); }
