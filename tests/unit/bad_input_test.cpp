@@ -44,6 +44,18 @@ class BadInput : public ::testing::Test {
     return set.ok() ? Error{} : set.error();
   }
 
+  // Loads `path` on one thread and on two; both must fail, with the same error.
+  static Error expect_same_error_on_one_and_two_threads(const std::string& path) {
+    LoadOptions one;
+    one.threads = 1;
+    LoadOptions two;
+    two.threads = 2;
+    const Error a = expect_error(path, one);
+    const Error b = expect_error(path, two);
+    EXPECT_EQ(a.describe(), b.describe()) << path;
+    return a;
+  }
+
   fs::path dir_;
 };
 
@@ -170,13 +182,7 @@ TEST_F(BadInput, PipelinedAndSequentialLoadsAgree) {
   }
   big += R"({"ph":"X","cat":"cpu_op","name":"bad","pid":1,"tid":1,"ts":1,,"dur":1}]})";
   const std::string path = write("late_error.json", big);
-  LoadOptions one;
-  one.threads = 1;
-  LoadOptions two;
-  two.threads = 2;
-  const Error a = expect_error(path, one);
-  const Error b = expect_error(path, two);
-  EXPECT_EQ(a.describe(), b.describe());
+  const Error a = expect_same_error_on_one_and_two_threads(path);
   EXPECT_GT(a.byte_offset.value_or(0), 1000000U);
 }
 
@@ -199,14 +205,7 @@ TEST_F(BadInput, PipelinedLoadsReportTheFirstErrorInTheFile) {
   truncated += R"({"ph":"X","name":"cut)";
   for (const auto& [name, text] :
        {std::pair{"early_error.json", early}, std::pair{"truncated.json", truncated}}) {
-    const std::string path = write(name, text);
-    LoadOptions one;
-    one.threads = 1;
-    LoadOptions two;
-    two.threads = 2;
-    const Error a = expect_error(path, one);
-    const Error b = expect_error(path, two);
-    EXPECT_EQ(a.describe(), b.describe()) << name;
+    expect_same_error_on_one_and_two_threads(write(name, text));
   }
 }
 

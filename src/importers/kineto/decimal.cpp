@@ -82,13 +82,12 @@ namespace {
 // decimals, so no rounding is needed and the only overflow to check is the last multiply.
 std::optional<std::int64_t> fast_microseconds(std::string_view literal) {
   constexpr std::size_t kMaxIntegerDigits = 16;
-  constexpr std::int64_t kMaxMicroseconds = (INT64_MAX - 999) / 1000;
   std::size_t i = 0;
   std::int64_t value = 0;
   while (i < literal.size() && i < kMaxIntegerDigits && is_digit(literal[i])) {
     value = value * 10 + (literal[i++] - '0');
   }
-  if (i == 0 || (literal[0] == '0' && i > 1) || value > kMaxMicroseconds) return std::nullopt;
+  if (i == 0 || (literal[0] == '0' && i > 1) || value > kMaxPlainMicroseconds) return std::nullopt;
   if (i == literal.size()) return value * 1000;
   if (literal[i] != '.') return std::nullopt;
   const std::size_t fraction_start = ++i;
@@ -99,8 +98,7 @@ std::optional<std::int64_t> fast_microseconds(std::string_view literal) {
   }
   const std::size_t digits = i - fraction_start;
   if (i != literal.size() || digits == 0 || digits > 3) return std::nullopt;
-  static constexpr std::int64_t kScale[] = {1000, 100, 10, 1};
-  return value * 1000 + fraction * kScale[digits];
+  return plain_microseconds_to_ns(value, fraction, digits);
 }
 
 }  // namespace

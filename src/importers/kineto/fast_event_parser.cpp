@@ -134,7 +134,6 @@ class Cursor {
   // literal, which the builder converts exactly.
   bool time(std::string_view& literal, RawEvent::Time& time) {
     constexpr std::ptrdiff_t kMaxIntegerDigits = 16;
-    constexpr std::int64_t kMaxMicroseconds = (INT64_MAX - 999) / 1000;
     time = {};  // a repeated key: the last value counts, converted or not
     skip_spaces();
     const char* p = at_;
@@ -156,10 +155,9 @@ class Cursor {
     }
     const bool plain = digits > 0 && (*at_ != '0' || digits == 1) && decimals <= 3 &&
                        (decimals > 0 || p[-1] != '.') && !(p < end_ && is_number_char(*p)) &&
-                       micros <= kMaxMicroseconds;
+                       micros <= kMaxPlainMicroseconds;
     if (!plain) return number_token(literal);
-    static constexpr std::int64_t kScale[] = {1000, 100, 10, 1};
-    time.ns = micros * 1000 + fraction * kScale[decimals];
+    time.ns = plain_microseconds_to_ns(micros, fraction, static_cast<std::size_t>(decimals));
     time.converted = true;
     time.fractional = decimals > 0;
     literal = std::string_view(at_, static_cast<std::size_t>(p - at_));
