@@ -18,6 +18,19 @@ using stepscope::testing::TraceFixture;
 
 constexpr const char* kHostile = "</script><img src=x onerror=alert(1)>";
 
+std::string timeline_json(const TimelineData& data) {
+  std::string out;
+  append_timeline_json(out, data);
+  return out;
+}
+
+template <typename... Inputs>
+std::string timeline_section(const Inputs&... inputs) {
+  std::string out;
+  append_timeline_section(out, inputs...);
+  return out;
+}
+
 // Six steps whose host spans last these many µs; step 1 is the slowest and step 4 the median of
 // the five kept (the last step is trimmed as the incomplete tail or kept: the test reads which).
 // Each step: an op launching one 50 µs kernel, and step 0 alone a "rare_kernel" a finding names.
@@ -131,6 +144,44 @@ TEST_F(TimelineData6, LanesAreThreadsAndStreamsAndRowsAreNestingDepth) {
       EXPECT_EQ(e.row, 2);
     }
   }
+}
+
+TEST_F(TimelineData6, EventsAreOrderedByLaneThenStart) {
+  const TimelineData data = select_timeline(analyses, none);
+  ASSERT_GT(data.events.size(), 2U);
+  for (std::size_t k = 1; k < data.events.size(); ++k) {
+    const TimelineEvent& before = data.events[k - 1];
+    const TimelineEvent& after = data.events[k];
+    EXPECT_TRUE(before.lane < after.lane ||
+                (before.lane == after.lane && before.start_ns <= after.start_ns))
+        << k;
+  }
+}
+
+TEST_F(TimelineData6, AtTheCapEventsOfEqualLengthAreKeptInTraceOrder) {
+  // Two chosen steps, each with a 100 µs aten::mm: a cap of three keeps the two step
+  // annotations (the longest events) and the earlier of the two equally long aten::mm.
+  TimelineLimits three;
+  three.max_events = 3;
+  const TimelineData data = select_timeline(analyses, none, three);
+  ASSERT_EQ(data.steps.size(), 2U);
+  ASSERT_EQ(data.events.size(), 3U);
+  std::vector<const TimelineEvent*> mms;
+  for (const TimelineEvent& e : data.events) {
+    if (name_of(data, e) == "aten::mm") mms.push_back(&e);
+  }
+  ASSERT_EQ(mms.size(), 1U);
+  std::int64_t earliest = INT64_MAX;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    const bool in_a_chosen_step = std::any_of(
+        data.steps.begin(), data.steps.end(), [&](const TimelineStep& s) {
+          return trace.events.start_ns[i] >= s.start_ns && trace.events.start_ns[i] < s.end_ns;
+        });
+    if (trace.name_of(i) == "aten::mm" && in_a_chosen_step) {
+      earliest = std::min(earliest, trace.events.start_ns[i]);
+    }
+  }
+  EXPECT_EQ(mms[0]->start_ns, earliest);
 }
 
 TEST_F(TimelineData6, AFindingAddsItsStepWithinTheStepCap) {

@@ -68,8 +68,8 @@ constexpr std::string_view kScript = R"js(
 
 }  // namespace
 
-std::string page(std::string_view title, std::string_view body) {
-  std::string out =
+void append_page_head(std::string& out, std::string_view title) {
+  out +=
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -78,10 +78,21 @@ std::string page(std::string_view title, std::string_view body) {
   out += "</title>\n<style>";
   out += kStyle;
   out += "</style></head>\n<body><main>\n";
-  out += body;
+}
+
+void append_page_tail(std::string& out) {
   out += "</main>\n<script>";
   out += kScript;
   out += "</script>\n</body></html>\n";
+}
+
+std::string page(std::string_view title, std::string_view body) {
+  constexpr std::size_t kHeadAndTailBytes = 1024;  // besides the style and the script
+  std::string out;
+  out.reserve(kStyle.size() + kScript.size() + title.size() * 6 + body.size() + kHeadAndTailBytes);
+  append_page_head(out, title);
+  out += body;
+  append_page_tail(out);
   return out;
 }
 

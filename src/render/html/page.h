@@ -10,4 +10,9 @@ namespace stepscope::render::html {
 
 std::string page(std::string_view title, std::string_view body);
 
+// The page in two halves around a body written straight into `out` (a report of a megabyte is
+// then not copied into a second string).
+void append_page_head(std::string& out, std::string_view title);
+void append_page_tail(std::string& out);
+
 }  // namespace stepscope::render::html

@@ -407,12 +407,12 @@ std::string ranks_table(const Report& report) {
          "<th>bottleneck</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
 }
 
-std::string rank_section(const RankReport& rank, int top, bool several) {
+void append_rank_section(std::string& out, const RankReport& rank, int top, bool several) {
   const RankAnalyses& a = rank.analyses;
-  std::string out = fmt::format("<section class=\"rank\" id=\"rank-{}\"><h2>Rank {} · {}</h2>\n",
-                                a.trace->rank, a.trace->rank, escape(a.trace->source_path));
+  out += fmt::format("<section class=\"rank\" id=\"rank-{}\"><h2>Rank {} · {}</h2>\n",
+                     a.trace->rank, a.trace->rank, escape(a.trace->source_path));
   if (several) out += diagnosis_section(rank.diagnosis, top);
-  out += render::html::timeline_section(a, rank.diagnosis, several);
+  render::html::append_timeline_section(out, a, rank.diagnosis, several);
   const bool gpu = !is_cpu_only(*a.trace);
   const WindowSteps window{a.steps.kept().size()};
   out += "<h3>Step time</h3>\n" + step_time_chart(a);
@@ -424,7 +424,7 @@ std::string rank_section(const RankReport& rank, int top, bool several) {
   out += operators_section(a.operators, top, window, gpu);
   out += render::html::roofline_section(a.compute_efficiency, top);
   out += memory_chart(a.memory, a.steps);
-  return out + "</section>\n";
+  out += "</section>\n";
 }
 
 // With many ranks, the charts of every rank would bury the page: draw rank 0 and the slowest
@@ -449,43 +449,50 @@ std::vector<const RankReport*> ranks_to_draw(const Report& report) {
 }  // namespace
 
 std::string render_rank_html(const RankReport& rank, int top, bool several) {
-  return rank_section(rank, top, several);
+  std::string out;
+  append_rank_section(out, rank, top, several);
+  return out;
 }
 
+// Written into one string, page and all: the timeline's data is a megabyte, and each copy of it
+// into another string costs fresh pages as well as the copy.
 std::string render_html(const Report& report, int top) {
   const bool several = report.ranks.size() > 1;
-  std::string body = fmt::format(
+  std::string html;
+  render::html::append_page_head(html, "stepscope report: " + report.request.path);
+  html += fmt::format(
       "<header><h1>stepscope report</h1><p class=\"meta\">{} · stepscope {} · mode {} · {} "
       "rank(s)</p></header>\n",
       escape(report.request.path), STEPSCOPE_VERSION,
       escape(to_string(report.request.analysis.mode)), report.input_files.size());
   for (const SkippedFile& skipped : report.traces.skipped) {
-    body += "<p class=\"note\">skipped: " + escape(skipped.reason) + "</p>\n";
+    html += "<p class=\"note\">skipped: " + escape(skipped.reason) + "</p>\n";
   }
-  if (report.job) body += job::render_job_html_section(*report.job);
+  if (report.job) html += job::render_job_html_section(*report.job);
   if (!report.rendered.empty()) {
     // The job section's table has every rank; this page holds the detail of the ones kept.
     if (report.rendered.size() < report.input_files.size()) {
-      body += fmt::format(
+      html += fmt::format(
           "<p class=\"note\">{} ranks were analysed one at a time to bound memory; the detail "
           "below is that of rank {} and the ranks that compute longest.</p>\n",
           report.input_files.size(), report.rendered.front().rank);
     }
-    for (const RenderedRank& rank : report.rendered) body += rank.html;
+    for (const RenderedRank& rank : report.rendered) html += rank.html;
   } else if (several) {
-    body += ranks_table(report);
+    html += ranks_table(report);
   } else if (!report.ranks.empty()) {
-    body += "<h2>Diagnosis</h2>\n" + diagnosis_section(report.ranks.front().diagnosis, top);
+    html += "<h2>Diagnosis</h2>\n" + diagnosis_section(report.ranks.front().diagnosis, top);
   }
   const std::vector<const RankReport*> drawn = ranks_to_draw(report);
   if (drawn.size() < report.ranks.size()) {
-    body += fmt::format(
+    html += fmt::format(
         "<p class=\"note\">{} ranks: the charts below are rank {} and the {} "
         "ranks with the slowest mean step; the table above lists every rank.</p>\n",
         report.ranks.size(), report.ranks.front().analyses.trace->rank, drawn.size() - 1);
   }
-  for (const RankReport* rank : drawn) body += rank_section(*rank, top, several);
-  return render::html::page("stepscope report: " + report.request.path, body);
+  for (const RankReport* rank : drawn) append_rank_section(html, *rank, top, several);
+  render::html::append_page_tail(html);
+  return html;
 }
 
 }  // namespace stepscope

@@ -7,6 +7,7 @@
 #include <climits>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -106,10 +107,15 @@ RefWindows reference_windows(const Trace& trace, const Diagnosis& diagnosis) {
   return windows;
 }
 
+// Whether some finding names the event's name: the cheap test, before findings_of.
+bool maybe_referenced(const Trace& trace, EventIndex i, const RefWindows& windows) {
+  return windows.named[trace.events.name[i]] != 0;
+}
+
 // Which findings an event is evidence of (empty for most events).
 std::vector<std::size_t> findings_of(const Trace& trace, EventIndex i, const RefWindows& windows) {
   std::vector<std::size_t> findings;
-  if (windows.named[trace.events.name[i]] == 0) return findings;
+  if (!maybe_referenced(trace, i, windows)) return findings;
   const auto found = windows.by_name.find(trace.events.name[i]);
   if (found == windows.by_name.end()) return findings;
   const std::int64_t start = trace.events.start_ns[i];
@@ -144,10 +150,14 @@ Candidates find_candidates(const Trace& trace, const std::vector<TimelineStep>& 
       c.in_steps.push_back(i);
     }
   }
+  // In trace order whatever the order of the steps' spans (longest_first keeps it for ties).
+  if (!std::is_sorted(c.in_steps.begin(), c.in_steps.end())) {
+    std::sort(c.in_steps.begin(), c.in_steps.end());
+  }
   const auto windows = reference_windows(trace, diagnosis);
   if (!windows.empty()) {
     for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-      if (!drawable(e.event_class[i])) continue;
+      if (!drawable(e.event_class[i]) || !maybe_referenced(trace, i, windows)) continue;
       for (const std::size_t f : findings_of(trace, i, windows)) c.by_finding[f].push_back(i);
     }
   }
@@ -158,10 +168,17 @@ Candidates find_candidates(const Trace& trace, const std::vector<TimelineStep>& 
   return c;
 }
 
-void longest_first(const Trace& trace, std::vector<EventIndex>& events) {
-  std::stable_sort(events.begin(), events.end(), [&trace](EventIndex a, EventIndex b) {
-    return trace.events.dur_ns[a] > trace.events.dur_ns[b];
-  });
+// The `count` longest events first (the rest after them, in no order); events of equal length
+// in trace order. The candidates are collected in trace order, so this is the order a stable
+// sort by length would give, without its buffer and without sorting what the cap leaves out.
+void longest_first(const Trace& trace, std::vector<EventIndex>& events, std::size_t count) {
+  const std::vector<std::int64_t>& dur = trace.events.dur_ns;
+  const auto longer = [&dur](EventIndex a, EventIndex b) {
+    return dur[a] != dur[b] ? dur[a] > dur[b] : a < b;
+  };
+  const auto end = events.begin() + static_cast<std::ptrdiff_t>(std::min(count, events.size()));
+  std::nth_element(events.begin(), end, events.end(), longer);
+  std::sort(events.begin(), end, longer);
 }
 
 // All candidates when they fit; else each finding keeps its longest events within an equal share
@@ -179,10 +196,12 @@ std::vector<EventIndex> apply_cap(const Trace& trace, Candidates c, std::size_t 
   for (const auto& events : c.by_finding) referencing += events.empty() ? 0 : 1;
   const std::size_t share = referencing == 0 ? 0 : (cap / 2) / referencing;
   for (auto& events : c.by_finding) {
-    if (!all_fit) longest_first(trace, events);
+    if (!all_fit) longest_first(trace, events, share);
     for (std::size_t k = 0; k < events.size() && (all_fit || k < share); ++k) take(events[k]);
   }
-  if (!all_fit) longest_first(trace, c.in_steps);
+  // The steps' events fill what is left of the cap, passing over those a finding took: the
+  // longest `cap` of them are all this can reach.
+  if (!all_fit) longest_first(trace, c.in_steps, cap);
   for (const EventIndex i : c.in_steps) take(i);
   std::sort(kept.begin(), kept.end());
   return kept;
@@ -201,10 +220,18 @@ class StringTable {
  public:
   StringTable(std::vector<std::string>& strings, const TimelineLimits& limits)
       : strings_(strings), limits_(limits) {}
+  // A string of the trace's pool: most events repeat a few names, so the answer is kept per id
+  // and reused while the name still fits the limit (the text lookup would find the same entry).
+  std::int32_t add(const StringPool& pool, StringId id) {
+    if (id >= by_id_.size()) by_id_.resize(pool.size(), kNoString);
+    const std::string_view text = pool.view(id);
+    if (by_id_[id] != kNoString && text.size() <= limit()) return by_id_[id];
+    return by_id_[id] = add(text);
+  }
+
   std::int32_t add(std::string_view text) {
     if (text.empty()) return kNoString;
-    const std::size_t limit = bytes_ < limits_.string_budget_bytes ? limits_.max_string_bytes
-                                                                   : limits_.short_string_bytes;
+    const std::size_t limit = this->limit();
     // Most texts repeat and fit whole: found without building a string.
     if (text.size() <= limit) {
       if (const auto found = index_.find(text); found != index_.end()) return found->second;
@@ -221,8 +248,13 @@ class StringTable {
   }
 
  private:
+  [[nodiscard]] std::size_t limit() const {
+    return bytes_ < limits_.string_budget_bytes ? limits_.max_string_bytes
+                                                : limits_.short_string_bytes;
+  }
   std::vector<std::string>& strings_;
   const TimelineLimits& limits_;
+  std::vector<std::int32_t> by_id_;  // per StringId: its index in strings_, once added
   struct Hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view text) const {
@@ -315,25 +347,40 @@ void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chose
   const StepLookup steps(a.steps.kept());
   StringTable strings(data.strings, limits);
   std::map<LaneKey, std::uint32_t> lanes;
-  for (const EventIndex i : chosen) lanes.emplace(lane_key(trace, i), 0);
+  std::vector<const std::uint32_t*> lane_slot;  // per chosen event: its lane's index, set below
+  lane_slot.reserve(chosen.size());
+  for (const EventIndex i : chosen) {
+    lane_slot.push_back(&lanes.emplace(lane_key(trace, i), 0).first->second);
+  }
   for (auto& [key, index] : lanes) {
     index = static_cast<std::uint32_t>(data.lanes.size());
     data.lanes.push_back({lane_label(trace, key), std::get<0>(key) == 1, 1});
   }
-  for (const EventIndex i : chosen) {
-    TimelineEvent out;
+  // The events by lane, then start: `chosen` is in trace order, which is start order, so each
+  // event goes to the next free place of its lane (a counting sort, stable).
+  std::vector<std::uint32_t> lane_of(chosen.size());
+  std::vector<std::size_t> next_in_lane(data.lanes.size() + 1, 0);
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    lane_of[k] = *lane_slot[k];
+    ++next_in_lane[lane_of[k] + 1];
+  }
+  std::partial_sum(next_in_lane.begin(), next_in_lane.end(), next_in_lane.begin());
+  data.events.resize(chosen.size());
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    const EventIndex i = chosen[k];
+    TimelineEvent& out = data.events[next_in_lane[lane_of[k]]++];
     out.event = i;
     out.start_ns = e.start_ns[i];
     out.dur_ns = e.dur_ns[i];
-    out.lane = lanes.at(lane_key(trace, i));
+    out.lane = lane_of[k];
     out.row = std::min(depth_of(trace, i), kMaxRowsPerLane - 1);
-    out.name = strings.add(trace.name_of(i));
+    out.name = strings.add(trace.strings, e.name[i]);
     out.event_class = e.event_class[i];
     out.step = steps.step_of(trace, i);
     out.phase = phase_of(trace, markers, i);
     if (is_device_activity(out.event_class)) {
-      if (e.owner_op[i] != kNoEvent) out.op = strings.add(trace.name_of(e.owner_op[i]));
-      if (e.launcher[i] != kNoEvent) out.launch = strings.add(trace.name_of(e.launcher[i]));
+      if (e.owner_op[i] != kNoEvent) out.op = strings.add(trace.strings, e.name[e.owner_op[i]]);
+      if (e.launcher[i] != kNoEvent) out.launch = strings.add(trace.strings, e.name[e.launcher[i]]);
     }
     if (!a.code.empty()) {
       const CodeLocation where = locate(trace, a.code, i);
@@ -342,12 +389,7 @@ void describe_events(const RankAnalyses& a, const std::vector<EventIndex>& chose
     }
     TimelineLane& lane = data.lanes[out.lane];
     lane.rows = std::max(lane.rows, out.row + 1);
-    data.events.push_back(out);
   }
-  std::stable_sort(data.events.begin(), data.events.end(),
-                   [](const TimelineEvent& x, const TimelineEvent& y) {
-                     return std::tie(x.lane, x.start_ns) < std::tie(y.lane, y.start_ns);
-                   });
 }
 
 std::vector<TimelinePhaseSpan> phase_spans(const Trace& trace, MarkerPhases& markers,
@@ -394,6 +436,7 @@ void link_findings(const Trace& trace, const Diagnosis& diagnosis, TimelineData&
     }
   }
   for (std::size_t k = 0; k < data.events.size(); ++k) {
+    if (!maybe_referenced(trace, data.events[k].event, windows)) continue;
     for (const std::size_t f : findings_of(trace, data.events[k].event, windows)) {
       data.findings[f].events.push_back(static_cast<std::uint32_t>(k));
     }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <iterator>
+#include <limits>
 
 #include "render/html/script_json.h"
 #include "render/html/timeline_colors.h"
@@ -55,7 +56,10 @@ void append_findings(std::string& out, const TimelineData& data) {
     out += fmt::format("{{\"index\":{},\"id\":", f.index);
     append_script_json_string(out, f.id);
     out += ",\"events\":";
-    append_array(out, f.events, [&](std::uint32_t k) { out += fmt::format("{}", k); });
+    append_array(out, f.events, [&](std::uint32_t k) {
+      char digits[std::numeric_limits<std::uint32_t>::digits10 + 1];
+      out.append(digits, fmt::format_to(digits, FMT_COMPILE("{}"), k));
+    });
     out += ",\"spans\":";
     append_array(out, f.spans, [&](const std::pair<std::int64_t, std::int64_t>& s) {
       out += fmt::format("[{},{}]", s.first - data.origin_ns, s.second - data.origin_ns);
@@ -66,15 +70,14 @@ void append_findings(std::string& out, const TimelineData& data) {
 
 }  // namespace
 
-std::string timeline_json(const TimelineData& data) {
+void append_timeline_json(std::string& out, const TimelineData& data) {
   // Sized once: an event row is at most about 100 bytes, and growing a page of a megabyte by
-  // doubling copies it several times.
+  // doubling copies it several times. The page's charts that follow fit in what is left over.
   constexpr std::size_t kRowBytes = 100;
   constexpr std::size_t kFixedBytes = 4096;
   std::size_t string_bytes = 0;
   for (const std::string& text : data.strings) string_bytes += text.size() + 3;
-  std::string out;
-  out.reserve(kFixedBytes + string_bytes + kRowBytes * data.events.size());
+  out.reserve(out.size() + kFixedBytes + string_bytes + kRowBytes * data.events.size());
   fmt::format_to(
       std::back_inserter(out),
       "{{\"rank\":{},\"origin_ns\":{},\"span_ns\":{},\"shown\":{},\"candidates\":{},\"lanes\":",
@@ -112,7 +115,7 @@ std::string timeline_json(const TimelineData& data) {
   });
   out += ",\"findings\":";
   append_findings(out, data);
-  return out + '}';
+  out += '}';
 }
 
 }  // namespace stepscope::render::html

@@ -16,6 +16,7 @@ namespace stepscope::render::html {
 //    "steps": [[number, start, end, why]], "phases": [[phase, start, end]],
 //    "findings": [{"index", "id", "events": [event positions], "spans": [[start, end]]}]}
 // Times are ns after origin_ns; string fields are indices into "strings", -1 for none.
-std::string timeline_json(const TimelineData& data);
+// Appended to `out`, which grows once to hold it.
+void append_timeline_json(std::string& out, const TimelineData& data);
 
 }  // namespace stepscope::render::html

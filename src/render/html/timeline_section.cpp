@@ -71,13 +71,14 @@ std::string perfetto_note() {
 
 }  // namespace
 
-std::string timeline_section(const TimelineData& data) {
-  std::string out = "<h3>Timeline</h3>\n";
+void append_timeline_section(std::string& out, const TimelineData& data) {
+  out += "<h3>Timeline</h3>\n";
   if (data.empty()) {
-    return out +
-           "<p class=\"note\">No timeline: the trace has no kept steps and the findings "
-           "name no events.</p>\n" +
-           perfetto_note();
+    out +=
+        "<p class=\"note\">No timeline: the trace has no kept steps and the findings name no "
+        "events.</p>\n";
+    out += perfetto_note();
+    return;
   }
   const std::string id = fmt::format("timeline-data-{}", data.rank);
   out += kStyle;
@@ -95,21 +96,21 @@ std::string timeline_section(const TimelineData& data) {
       "class=\"timeline-details\"></pre>\n" +
       legend(data) + "</div>\n";
   out += fmt::format("<script type=\"application/json\" id=\"{}\">", id);
-  out += timeline_json(data);
+  append_timeline_json(out, data);
   out += "</script>\n<script>";
   out += timeline_script();
   out += "</script>\n";
-  return out + perfetto_note();
+  out += perfetto_note();
 }
 
-std::string timeline_section(const RankAnalyses& analyses, const Diagnosis& diagnosis,
-                             bool several) {
+void append_timeline_section(std::string& out, const RankAnalyses& analyses,
+                             const Diagnosis& diagnosis, bool several) {
   TimelineLimits limits;
   if (several) {
     limits.max_events /= kRanksOnAPage;
     limits.string_budget_bytes /= kRanksOnAPage;
   }
-  return timeline_section(select_timeline(analyses, diagnosis, limits));
+  append_timeline_section(out, select_timeline(analyses, diagnosis, limits));
 }
 
 }  // namespace stepscope::render::html

@@ -9,12 +9,13 @@
 
 namespace stepscope::render::html {
 
+// Appended to `out` (the page's string: the section's data is most of a report's bytes).
 // `several`: one of several ranks on the page; each gets a share of the event cap so that the
 // page stays within its size budget.
-std::string timeline_section(const RankAnalyses& analyses, const Diagnosis& diagnosis,
-                             bool several);
+void append_timeline_section(std::string& out, const RankAnalyses& analyses,
+                             const Diagnosis& diagnosis, bool several);
 
 // The section for data already selected (tests build it from a fixture).
-std::string timeline_section(const TimelineData& data);
+void append_timeline_section(std::string& out, const TimelineData& data);
 
 }  // namespace stepscope::render::html
