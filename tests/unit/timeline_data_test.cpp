@@ -173,8 +173,8 @@ TEST_F(TimelineData6, AtTheCapEventsOfEqualLengthAreKeptInTraceOrder) {
   ASSERT_EQ(mms.size(), 1U);
   std::int64_t earliest = INT64_MAX;
   for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
-    const bool in_a_chosen_step = std::any_of(
-        data.steps.begin(), data.steps.end(), [&](const TimelineStep& s) {
+    const bool in_a_chosen_step =
+        std::any_of(data.steps.begin(), data.steps.end(), [&](const TimelineStep& s) {
           return trace.events.start_ns[i] >= s.start_ns && trace.events.start_ns[i] < s.end_ns;
         });
     if (trace.name_of(i) == "aten::mm" && in_a_chosen_step) {
