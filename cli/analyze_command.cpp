@@ -34,7 +34,7 @@ int run_analyze(const AnalyzeArguments& a) {
     return fail(s.error());
   }
   const std::size_t width = report_width(a.width);
-  ReportPtr report = analyze_with_progress(a.path, a.analysis, a.top, a.quiet, width);
+  ReportPtr report = analyze_with_progress(a.path, a.analysis, a.folder, a.top, a.quiet, width);
   if (!report) return kExitBadInput;
   if (!a.json_output.empty() && !write_output(a.json_output, render_json(*report))) {
     return kExitBadInput;
@@ -50,19 +50,20 @@ int run_analyze(const AnalyzeArguments& a) {
 
 }  // namespace
 
-ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments& analysis, int top,
-                                bool quiet, std::size_t text_width) {
+ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments& analysis,
+                                const FolderReportArguments& folder, int top, bool quiet,
+                                std::size_t text_width) {
   AnalyzeRequest request;
   request.path = path;
   if (Status s = apply_analysis_options(analysis, top, request.analysis, request.load); !s) {
     fail(s.error());
     return nullptr;
   }
-  request.jobs = analysis.jobs;
-  request.run = analysis.run;
-  request.per_rank = analysis.per_rank;
+  request.jobs = folder.jobs;
+  request.run = folder.run;
+  request.per_rank = folder.per_rank;
   request.text_width = text_width;
-  request.link_peak_gb_per_s = analysis.link_gbps;
+  request.link_peak_gb_per_s = folder.link_gbps;
   reuse_freed_memory_for(path);
   LoadProgress progress(quiet, "loading");
   request.load.progress = progress.callback();
@@ -81,6 +82,7 @@ void register_analyze_command(CLI::App& app, int& exit_status) {
       "analyze", "Analyze a trace (.json, .json.gz) or a folder of one trace per rank");
   command->add_option("PATH", a->path, "trace file or folder")->required();
   add_analysis_options(*command, a->analysis);
+  add_folder_report_options(*command, a->folder);
   add_top_option(*command, a->top);
   add_width_option(*command, a->width);
   add_json_option(*command, a->json_output, "every figure");

@@ -87,6 +87,9 @@ void add_analysis_options(CLI::App& command, AnalysisArguments& a) {
   command.add_flag("--no-hta-rounding", a.no_hta_rounding,
                    "compat-hta: keep exact nanoseconds instead of HTA's µs rounding");
   command.add_flag("--skip-bad", a.skip_bad, "folder: skip files that fail to load, and list them");
+}
+
+void add_folder_report_options(CLI::App& command, FolderReportArguments& a) {
   command.add_option("--jobs", a.jobs, "folder: ranks analysed in parallel (default: core count)")
       ->check(CLI::Range(1, 4096));
   command.add_option("--run", a.run, "folder of several runs: analyse run N (0: the oldest)");

@@ -65,6 +65,11 @@ struct AnalysisArguments {
   bool group_by_input_shape = false;
   bool no_hta_rounding = false;
   bool skip_bad = false;
+};
+
+// How `analyze` and `report` treat a folder of ranks as one job. `diff` compares the two runs'
+// step times and tables, so it takes none of these.
+struct FolderReportArguments {
   unsigned jobs = 0;                // folder: ranks analysed at once; 0: the core count
   std::optional<std::int64_t> run;  // folder of several runs: which one
   bool per_rank = false;            // folder: each rank's full report after the job's
@@ -75,6 +80,7 @@ struct AnalysisArguments {
 void add_link_option(CLI::App& command, std::optional<double>& link_gbps);
 
 void add_analysis_options(CLI::App& command, AnalysisArguments& arguments);
+void add_folder_report_options(CLI::App& command, FolderReportArguments& arguments);
 
 // Fills the library's options from the arguments; a bad --steps is a kBadOption error.
 Status apply_analysis_options(const AnalysisArguments& arguments, int top,

@@ -20,6 +20,7 @@ namespace {
 struct ReportArguments {
   std::string path;
   AnalysisArguments analysis;
+  FolderReportArguments folder;
   std::string output = "stepscope-report.html";
   std::string annotate_output;  // --annotate: the trace with the findings as markers, for Perfetto
   int top = 10;
@@ -53,7 +54,7 @@ int run_report(const ReportArguments& a) {
     if (!document) return fail(document.error());
     html = live::render_monitor_html(*document);
   } else {
-    ReportPtr report = analyze_with_progress(a.path, a.analysis, a.top, a.quiet);
+    ReportPtr report = analyze_with_progress(a.path, a.analysis, a.folder, a.top, a.quiet);
     if (!report) return kExitBadInput;
     html = render_html(*report, a.top);
     if (!a.annotate_output.empty()) {
@@ -76,6 +77,7 @@ void register_report_command(CLI::App& app, int& exit_status) {
       "report", "Write a self-contained HTML report of a trace, folder or timeline");
   command->add_option("PATH", a->path, "trace file or folder, or a monitor timeline")->required();
   add_analysis_options(*command, a->analysis);
+  add_folder_report_options(*command, a->folder);
   add_top_option(*command, a->top);
   command->add_option("-o,--output", a->output, "the HTML file to write ('-': stdout)")
       ->type_name("FILE")

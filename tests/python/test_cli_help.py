@@ -52,6 +52,20 @@ def test_diff_help_lists_the_verdicts_and_exit_codes() -> None:
     assert "3 slower beyond --fail-if-slower" in text
 
 
+@pytest.mark.parametrize(
+    "option", [["--jobs", "2"], ["--run", "0"], ["--per-rank"], ["--link-gbps", "25"]]
+)
+def test_diff_refuses_the_folder_report_options_it_would_ignore(
+    tmp_path: Path, option: list[str]
+) -> None:
+    trace = write_trace(tmp_path / "trace.json.gz", kineto_trace())
+    refused = run("diff", str(trace), str(trace), "-q", "--no-report", *option)
+    assert refused.returncode == 2
+    assert option[0] in refused.stderr
+    accepted = run("analyze", str(trace), "-q", "--no-report", *option)
+    assert accepted.returncode == 0, accepted.stderr
+
+
 def test_quiet_silences_progress_only_and_no_report_the_report(tmp_path: Path) -> None:
     trace = write_trace(tmp_path / "trace.json.gz", kineto_trace())
     quiet = run("analyze", str(trace), "-q")
