@@ -10,20 +10,42 @@ namespace {
 constexpr std::size_t kMinBlock = 64 * 1024;
 constexpr std::size_t kInitialSlots = 1024;
 
+std::uint64_t load8(const char* p) {
+  std::uint64_t word = 0;
+  std::memcpy(&word, p, sizeof word);
+  return word;
+}
+std::uint64_t load4(const char* p) {
+  std::uint32_t word = 0;
+  std::memcpy(&word, p, sizeof word);
+  return word;
+}
+
+// The bytes after the last whole word, read with fixed-size loads that stay inside the text
+// (they may overlap bytes already hashed). Copying the 1-7 bytes into a zeroed word instead cost
+// a store-forwarding stall on every name: a third of interning's time.
+std::uint64_t tail_word(std::string_view text) {
+  const char* data = text.data();
+  const std::size_t size = text.size();
+  if (size >= 8) return load8(data + size - 8);
+  if (size >= 4) return load4(data) | (load4(data + size - 4) << 32);
+  if (size == 0) return 0;
+  const auto byte = [data](std::size_t at) {
+    return static_cast<std::uint64_t>(static_cast<unsigned char>(data[at]));
+  };
+  return byte(0) | (byte(size / 2) << 8) | (byte(size - 1) << 16);
+}
+
 // A fast 64-bit hash over 8-byte words; names repeat so often that hashing them dominates
-// interning.
+// interning. The length is mixed in first, so texts whose tail words coincide still differ.
 std::uint64_t hash_text(std::string_view text) {
   std::uint64_t hash = 0x9E3779B97F4A7C15ULL ^ text.size();
   std::size_t i = 0;
   for (; i + 8 <= text.size(); i += 8) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, text.data() + i, 8);
-    hash = (hash ^ word) * 0xBF58476D1CE4E5B9ULL;
+    hash = (hash ^ load8(text.data() + i)) * 0xBF58476D1CE4E5B9ULL;
     hash ^= hash >> 31;
   }
-  std::uint64_t tail = 0;
-  if (i < text.size()) std::memcpy(&tail, text.data() + i, text.size() - i);
-  hash = (hash ^ tail) * 0x94D049BB133111EBULL;
+  hash = (hash ^ (i < text.size() ? tail_word(text) : 0)) * 0x94D049BB133111EBULL;
   return hash ^ (hash >> 29);
 }
 
