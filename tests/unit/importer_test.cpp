@@ -52,6 +52,38 @@ TEST(Importer, BareArrayFormAndStringIds) {
   EXPECT_FALSE(trace.stats.any_fractional_ts_literal);
 }
 
+// Events cycle through six threads (more than the builder's recent-thread cache holds), one of
+// them named by the string "1" beside the number 1, and through two categories: each event keeps
+// its own thread and category.
+TEST(Importer, ThreadsAndCategoriesOfInterleavedEvents) {
+  const char* kThreads[] = {R"("pid":1,"tid":1)",   R"("pid":1,"tid":"1")", R"("pid":1,"tid":2)",
+                            R"("pid":"1","tid":1)", R"("pid":2,"tid":1)",   R"("pid":1,"tid":3)"};
+  const char* kCategories[] = {"cpu_op", "user_annotation"};
+  std::string json = R"({"traceEvents":[)";
+  constexpr int kEvents = 60;
+  for (int i = 0; i < kEvents; ++i) {
+    if (i > 0) json += ',';
+    json += R"({"ph":"X","cat":")" + std::string(kCategories[i % 2]) + R"(","name":"e)" +
+            std::to_string(i) + R"(",)" + kThreads[i % 6] + R"(,"ts":)" + std::to_string(i * 10) +
+            R"(,"dur":1})";
+  }
+  const Trace trace = load_text(json + "]}");
+  ASSERT_EQ(trace.events.size(), static_cast<std::size_t>(kEvents));
+  ASSERT_EQ(trace.threads.size(), 6U);
+  for (int i = 0; i < kEvents; ++i) {
+    const auto at = static_cast<std::size_t>(i);  // sorted by ts: file order
+    EXPECT_EQ(trace.events.thread[at], trace.events.thread[at % 6]) << i;
+    EXPECT_EQ(trace.strings.view(trace.events.category[at]), kCategories[i % 2]) << i;
+    EXPECT_EQ(trace.events.event_class[at], i % 2 == 0 ? EventClass::kOp : EventClass::kAnnotation);
+  }
+  const ThreadInfo& number = trace.threads[trace.events.thread[0]];
+  const ThreadInfo& text = trace.threads[trace.events.thread[1]];
+  EXPECT_EQ(number.key.tid, "1");
+  EXPECT_EQ(text.key.tid, "1");
+  EXPECT_EQ(number.tid_number, 1);
+  EXPECT_EQ(text.tid_number, kAbsent);
+}
+
 TEST(Importer, BeginEndPairsBecomeCompleteEvents) {
   const Trace trace = load_text(
       R"({"traceEvents":[{"ph":"B","cat":"cpu_op","name":"outer","pid":1,"tid":1,"ts":10},

@@ -53,10 +53,12 @@ Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_vi
 }  // namespace
 
 std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
-  // Consecutive events mostly share a thread: compare with the last one before building a key.
-  if (has_last_thread_ && pid.is_number == last_pid_is_number_ &&
-      tid.is_number == last_tid_is_number_ && pid.text == last_pid_ && tid.text == last_tid_) {
-    return last_thread_;
+  for (std::size_t k = 0; k < recent_count_; ++k) {
+    const RecentThread& recent = recent_threads_[k];
+    if (pid.is_number == recent.pid_is_number && tid.is_number == recent.tid_is_number &&
+        tid.text == recent.tid && pid.text == recent.pid) {
+      return recent.index;
+    }
   }
   std::string key;
   key.reserve(pid.text.size() + tid.text.size() + 4);
@@ -74,12 +76,14 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
     info.tid_number = tid.is_number ? tid.number : kAbsent;
     trace_.threads.push_back(std::move(info));
   }
-  last_pid_.assign(pid.text);
-  last_tid_.assign(tid.text);
-  last_pid_is_number_ = pid.is_number;
-  last_tid_is_number_ = tid.is_number;
-  last_thread_ = entry->second;
-  has_last_thread_ = true;
+  RecentThread& recent = recent_threads_[recent_next_];
+  recent.pid.assign(pid.text);
+  recent.tid.assign(tid.text);
+  recent.pid_is_number = pid.is_number;
+  recent.tid_is_number = tid.is_number;
+  recent.index = entry->second;
+  recent_next_ = (recent_next_ + 1) % kRecentThreads;
+  recent_count_ = std::max(recent_count_, recent_next_ == 0 ? kRecentThreads : recent_next_);
   return entry->second;
 }
 
@@ -219,7 +223,10 @@ Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
                                   std::int64_t dur_ns) {
   EventTable& events = trace_.events;
   StringPool& strings = trace_.strings;
-  const StringId category = strings.intern(event.category);
+  if (event.category != strings.view(last_category_)) {
+    last_category_ = strings.intern(event.category);
+  }
+  const StringId category = last_category_;
   const EventClass event_class = class_of_category(category, event.category);
   if (event_class == EventClass::kOther) ++trace_.stats.unknown_category_events;
   events.start_ns.push_back(start_ns);

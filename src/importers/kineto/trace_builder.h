@@ -3,6 +3,7 @@
 // the events by time and resolves the links (linker.h).
 #pragma once
 
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -45,13 +46,23 @@ class TraceBuilder {
   Trace& trace_;
   ImportNotes notes_;
   std::vector<std::uint8_t> category_classes_;
+  // The last event's category: consecutive events mostly share it, and comparing a few bytes
+  // costs less than hashing them.
+  StringId last_category_ = 0;
   std::unordered_map<std::string, std::uint32_t> thread_lookup_;
-  std::string last_pid_;
-  std::string last_tid_;
-  bool last_pid_is_number_ = false;
-  bool last_tid_is_number_ = false;
-  std::uint32_t last_thread_ = 0;
-  bool has_last_thread_ = false;
+  // The threads of the last few events: events alternate between a few threads (ops, runtime
+  // calls, a stream's kernels), and one found here needs no key built.
+  struct RecentThread {
+    std::string pid;
+    std::string tid;
+    bool pid_is_number = false;
+    bool tid_is_number = false;
+    std::uint32_t index = 0;
+  };
+  static constexpr std::size_t kRecentThreads = 4;
+  std::array<RecentThread, kRecentThreads> recent_threads_;
+  std::size_t recent_count_ = 0;
+  std::size_t recent_next_ = 0;  // the entry replaced next
   // Open `B` events per thread, as indices of events whose duration is not known yet.
   std::unordered_map<std::uint32_t, std::vector<EventIndex>> open_begins_;
 };
