@@ -83,7 +83,7 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
   recent.tid_is_number = tid.is_number;
   recent.index = entry->second;
   recent_next_ = (recent_next_ + 1) % kRecentThreads;
-  recent_count_ = std::max(recent_count_, recent_next_ == 0 ? kRecentThreads : recent_next_);
+  recent_count_ = std::min(recent_count_ + 1, kRecentThreads);
   return entry->second;
 }
 

@@ -50,8 +50,8 @@ class TraceBuilder {
   // costs less than hashing them.
   StringId last_category_ = 0;
   std::unordered_map<std::string, std::uint32_t> thread_lookup_;
-  // The threads of the last few events: events alternate between a few threads (ops, runtime
-  // calls, a stream's kernels), and one found here needs no key built.
+  // The last few threads looked up, replaced in turn: events alternate between a few threads
+  // (ops, runtime calls, a stream's kernels), and one found here needs no key built.
   struct RecentThread {
     std::string pid;
     std::string tid;

@@ -88,8 +88,10 @@ void append_page_tail(std::string& out) {
 
 std::string page(std::string_view title, std::string_view body) {
   constexpr std::size_t kHeadAndTailBytes = 1024;  // besides the style and the script
+  constexpr std::size_t kLongestEscape = 6;        // `&quot;`
   std::string out;
-  out.reserve(kStyle.size() + kScript.size() + title.size() * 6 + body.size() + kHeadAndTailBytes);
+  out.reserve(kStyle.size() + kScript.size() + title.size() * kLongestEscape + body.size() +
+              kHeadAndTailBytes);
   append_page_head(out, title);
   out += body;
   append_page_tail(out);

@@ -112,10 +112,10 @@ bool maybe_referenced(const Trace& trace, EventIndex i, const RefWindows& window
   return windows.named[trace.events.name[i]] != 0;
 }
 
-// Which findings an event is evidence of (empty for most events).
+// Which findings an event is evidence of (empty for most events: callers ask maybe_referenced
+// first).
 std::vector<std::size_t> findings_of(const Trace& trace, EventIndex i, const RefWindows& windows) {
   std::vector<std::size_t> findings;
-  if (!maybe_referenced(trace, i, windows)) return findings;
   const auto found = windows.by_name.find(trace.events.name[i]);
   if (found == windows.by_name.end()) return findings;
   const std::int64_t start = trace.events.start_ns[i];
