@@ -12,7 +12,6 @@
 #include "importers/kineto/event_args_rows.h"
 #include "importers/kineto/linker.h"
 #include "importers/kineto/time_order.h"
-#include "io/prefault.h"
 
 namespace stepscope::kineto {
 
@@ -104,34 +103,6 @@ void TraceBuilder::reserve_columns(std::size_t expected_events) {
   e.source_offset.reserve(expected_events);
   e.source_length.reserve(expected_events);
   trace_.args.reserve(expected_events / 2);
-}
-
-// Every 65,536 rows, the pages of the next 65,536 rows of each column are asked for in one call
-// per column (512 KiB of an 8-byte column) rather than faulted in a page at a time.
-constexpr std::size_t kPrefaultRows = 1 << 16;
-
-void TraceBuilder::prefault_columns() {
-  EventTable& e = trace_.events;
-  if (e.start_ns.size() >= events_prefaulted_to_) {
-    io::prefault_unused(e.start_ns, kPrefaultRows);
-    io::prefault_unused(e.dur_ns, kPrefaultRows);
-    io::prefault_unused(e.name, kPrefaultRows);
-    io::prefault_unused(e.category, kPrefaultRows);
-    io::prefault_unused(e.event_class, kPrefaultRows);
-    io::prefault_unused(e.thread, kPrefaultRows);
-    io::prefault_unused(e.stream, kPrefaultRows);
-    io::prefault_unused(e.device, kPrefaultRows);
-    io::prefault_unused(e.correlation, kPrefaultRows);
-    io::prefault_unused(e.external_id, kPrefaultRows);
-    io::prefault_unused(e.args_row, kPrefaultRows);
-    io::prefault_unused(e.source_offset, kPrefaultRows);
-    io::prefault_unused(e.source_length, kPrefaultRows);
-    events_prefaulted_to_ = e.start_ns.size() + kPrefaultRows;
-  }
-  if (trace_.args.size() >= args_prefaulted_to_) {
-    io::prefault_unused(trace_.args, kPrefaultRows);
-    args_prefaulted_to_ = trace_.args.size() + kPrefaultRows;
-  }
 }
 
 void TraceBuilder::reserve(std::size_t expected_events) {
@@ -252,7 +223,6 @@ Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
                                   std::int64_t dur_ns) {
   EventTable& events = trace_.events;
   StringPool& strings = trace_.strings;
-  prefault_columns();
   if (event.category != strings.view(last_category_)) {
     last_category_ = strings.intern(event.category);
   }

@@ -32,7 +32,6 @@ class TraceBuilder {
 
  private:
   void reserve_columns(std::size_t expected_events);
-  void prefault_columns();
   Status add_complete(const RawEvent& event, std::int64_t start_ns, std::int64_t dur_ns);
   void add_memory(const RawEvent& event, std::int64_t time_ns);
   void add_flow(const RawEvent& event, std::int64_t time_ns);
@@ -47,9 +46,6 @@ class TraceBuilder {
   Trace& trace_;
   ImportNotes notes_;
   std::vector<std::uint8_t> category_classes_;
-  // Rows of the columns (and of the args table) the pages are already asked for, up to.
-  std::size_t events_prefaulted_to_ = 0;
-  std::size_t args_prefaulted_to_ = 0;
   // The last event's category: consecutive events mostly share it, and comparing a few bytes
   // costs less than hashing them.
   StringId last_category_ = 0;
