@@ -435,7 +435,7 @@ def instruction_count(command: Sequence[str], workdir: Path) -> tuple[float | No
 
 
 def small_repeat(args: argparse.Namespace) -> int:
-    """Runs per timing on control and the Python rows: a run of control takes a tenth of a
+    """Runs per timing on control and the Python rows: a run of control takes a twentieth of a
     second, so more runs are cheap and make its ratios steadier on a noisy machine."""
     repeat = int(args.repeat)
     return repeat if args.ci else max(repeat, 7)
