@@ -133,7 +133,9 @@ def test_growing_list_of_losses_grows_memory(tmp_path: Path) -> None:
     starts = allocated_at_step_starts(prof.trace_file)
     assert len(starts) == 4
     growth = [b - a for a, b in itertools.pairwise(starts)]
-    assert all(g >= 2 * 2**20 for g in growth), starts  # > 1 MiB each step: the rule's threshold
+    # Each kept loss holds 2 MiB of activations, but the step-start samples also see small
+    # allocations come and go (CI saw 2 MiB less 256 B): assert the rule's threshold, > 1 MiB.
+    assert all(g > 2**20 for g in growth), starts
 
 
 def test_growing_list_of_losses_is_diagnosed(tmp_path: Path) -> None:
