@@ -1,5 +1,7 @@
 #include "io/byte_source.h"
 
+#include "io/mapped_file.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -36,6 +38,7 @@ class RawFile {
     if (fd_ >= 0) ::close(fd_);
   }
   int release() { return std::exchange(fd_, -1); }
+  [[nodiscard]] int descriptor() const { return fd_; }
   // Like read(2): the count, 0 at the end, -1 with errno on a failure.
   ssize_t read(char* destination, std::size_t capacity) {
     if (prefix_used_ < prefix_.size()) {
@@ -381,6 +384,13 @@ Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path) {
   if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
       static_cast<unsigned char>(magic[1]) == 0x8b) {
     return std::unique_ptr<ByteSource>(std::make_unique<FastGzipSource>(std::move(file), size));
+  }
+  // A plain file is mapped (standard input is not: its position need not be the start).
+  if (S_ISREG(info.st_mode) && path != "-") {
+    if (std::unique_ptr<ByteSource> mapped = map_file_source(file->descriptor(), size)) {
+      file->release();
+      return mapped;
+    }
   }
   return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(std::move(file), size));
 }

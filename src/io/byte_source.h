@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "stepscope/error.h"
 
@@ -21,6 +22,14 @@ class ByteSource {
   [[nodiscard]] virtual std::uint64_t raw_bytes_consumed() const = 0;
   [[nodiscard]] virtual std::uint64_t raw_bytes_total() const = 0;
   [[nodiscard]] virtual bool is_compressed() const { return false; }
+  // The whole input when the source maps a plain file (with at least 64 readable bytes after
+  // its end), so that a reader can scan it in place instead of copying it out with read();
+  // empty for streams. Readers of a mapping say how far they got with release_before().
+  [[nodiscard]] virtual std::string_view mapped() const { return {}; }
+  // The reader is done with the bytes before `offset`: they count as consumed for progress,
+  // and a mapped source lets their pages go, so the mapping never holds more than a few
+  // megabytes of the process's memory.
+  virtual void release_before(std::uint64_t /*offset*/) {}
 };
 
 // Opens a file; gzip input (recognised by its magic bytes) is decompressed on the fly,

@@ -58,6 +58,10 @@ namespace {
 
 #ifdef STEPSCOPE_SIMD_SCANNER
 
+// Measured on the 1 GiB generated trace, one thread: 4 KiB ahead took 4 % off the import's
+// wall time; 512 B and 2 KiB helped less, 8 and 16 KiB no more.
+constexpr std::size_t kPrefetchDistance = 4096;
+
 struct BlockMasks {
   std::uint64_t high;  // bytes 0x80 and above: not ASCII
   std::uint64_t backslash;
@@ -116,6 +120,10 @@ STEPSCOPE_SIMD_TARGET std::size_t find_container_end_simd(const char* data, std:
   std::uint64_t inside_string = 0;  // all ones when the previous block ended inside a string
   std::size_t depth = 0;
   for (std::size_t offset = 0; offset < size; offset += 64) {
+    // A mapped file is scanned straight from the page cache: asking for the bytes a page
+    // ahead keeps DRAM's latency off the scan (the hardware prefetcher stops at each 4 KiB
+    // page). Prefetching never faults, past the end of the input included.
+    __builtin_prefetch(data + offset + kPrefetchDistance);
     const BlockMasks masks = classify_block(data + offset);
     const std::uint64_t valid = size - offset >= 64 ? ~0ULL : (1ULL << (size - offset)) - 1;
     const std::uint64_t escaped = escaped_characters(masks.backslash, escape_carry);

@@ -35,6 +35,13 @@ std::string describe_byte(char c) {
 }  // namespace
 
 EventSplitter::EventSplitter(io::ByteSource& source) : source_(source) {
+  // A mapped file is scanned where it lies, whole: nothing is ever read into a buffer.
+  if (const std::string_view whole = source.mapped(); !whole.empty()) {
+    data_ = whole.data();
+    end_ = whole.size();
+    eof_ = true;
+    return;
+  }
   // Small plain inputs (tests, fuzzing, tiny traces) get a buffer their size, not 4 MiB.
   constexpr std::size_t kMinChunk = 4096;
   chunk_ = source.is_compressed()
@@ -45,6 +52,7 @@ EventSplitter::EventSplitter(io::ByteSource& source) : source_(source) {
   // NOLINTNEXTLINE(cppcoreguidelines-avoid-c-arrays): uninitialised on purpose, see the header
   buffer_ = std::make_unique_for_overwrite<char[]>(capacity_);
   std::memset(buffer_.get(), ' ', kPadding);
+  data_ = buffer_.get();
 }
 
 Error EventSplitter::error_at(std::size_t position, std::string message, ErrorKind kind) const {
@@ -83,14 +91,14 @@ void EventSplitter::grow(std::size_t capacity) {
   auto larger = std::make_unique_for_overwrite<char[]>(capacity);
   std::memcpy(larger.get(), buffer_.get(), end_);
   buffer_ = std::move(larger);
+  data_ = buffer_.get();
   capacity_ = capacity;
 }
 
 Result<bool> EventSplitter::next_significant_byte() {
   for (;;) {
     // The buffer keeps kPadding readable bytes past end_, as skip_json_space needs.
-    begin_ = static_cast<std::size_t>(
-        skip_json_space(buffer_.get() + begin_, buffer_.get() + end_) - buffer_.get());
+    begin_ = static_cast<std::size_t>(skip_json_space(data_ + begin_, data_ + end_) - data_);
     if (begin_ < end_) return true;
     STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
     if (!more) return false;
@@ -98,7 +106,7 @@ Result<bool> EventSplitter::next_significant_byte() {
 }
 
 Result<std::size_t> EventSplitter::scan_string(std::size_t position) const {
-  const char* data = buffer_.get();
+  const char* data = data_;
   std::size_t at = position + 1;
   for (;;) {
     const void* found = std::memchr(data + at, '"', end_ - at);
@@ -119,7 +127,7 @@ Result<std::size_t> EventSplitter::scan_container(std::size_t position) const {
 }
 
 Result<std::size_t> EventSplitter::scan_container(std::size_t position, bool& ascii) const {
-  const std::size_t end = find_container_end(buffer_.get() + position, end_ - position, ascii);
+  const std::size_t end = find_container_end(data_ + position, end_ - position, ascii);
   if (end == kContainerUnbalanced) return error_at(position, "unbalanced brackets in a JSON value");
   if (end == kContainerTooDeep) {
     return error_at(position,
@@ -132,12 +140,12 @@ Result<std::size_t> EventSplitter::scan_container(std::size_t position, bool& as
 }
 
 Result<std::size_t> EventSplitter::scan_value(std::size_t position) const {
-  const char c = buffer_[position];
+  const char c = data_[position];
   if (c == '{' || c == '[') return scan_container(position);
   if (c == '"') return scan_string(position);
   std::size_t at = position;
   while (at < end_) {
-    const char d = buffer_[at];
+    const char d = data_[at];
     if (d == ',' || d == '}' || d == ']' || is_json_space(d)) return at;
     ++at;
   }
@@ -155,6 +163,7 @@ Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
     STEPSCOPE_TRY(step(batch, target_bytes));
   }
   if (!batch.events.empty()) batch.text.resize(batch.text.size() + kPadding, ' ');
+  source_.release_before(base_offset_ + begin_);
   return !batch.events.empty() || state_ != State::kDone;
 }
 
@@ -167,7 +176,7 @@ Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_b
   const std::size_t run_begin = begin_;
   std::size_t run_end = begin_;
   const std::size_t text_base = batch.text.size();
-  const char* const data = buffer_.get();
+  const char* const data = data_;
   bool incomplete = false;
   for (;;) {  // at the '{' of an event
     bool ascii = false;
@@ -219,7 +228,7 @@ Result<bool> EventSplitter::step(EventBatch& batch, std::size_t target_bytes) {
     }
     return error_at(end_, "unexpected end of input: the JSON document is truncated");
   }
-  const char c = buffer_[begin_];
+  const char c = data_[begin_];
   switch (state_) {
     case State::kBeforeRoot:
       if (c == '{') {
@@ -236,8 +245,8 @@ Result<bool> EventSplitter::step(EventBatch& batch, std::size_t target_bytes) {
           if (!more) return error_at(begin_, "not JSON: stray byte 0xef");
           return true;
         }
-        if (static_cast<unsigned char>(buffer_[begin_ + 1]) != 0xbb ||
-            static_cast<unsigned char>(buffer_[begin_ + 2]) != 0xbf) {
+        if (static_cast<unsigned char>(data_[begin_ + 1]) != 0xbb ||
+            static_cast<unsigned char>(data_[begin_ + 2]) != 0xbf) {
           return error_at(begin_, "not JSON: expected '{' or '[' at the start");
         }
         begin_ += 2;
@@ -248,7 +257,7 @@ Result<bool> EventSplitter::step(EventBatch& batch, std::size_t target_bytes) {
           Result<bool> more = fill();
           if (!more || !*more) break;
         }
-        const std::string_view head(buffer_.get() + begin_,
+        const std::string_view head(data_ + begin_,
                                     std::min<std::size_t>(end_ - begin_, kFormatHeadBytes));
         return error_at(
             begin_, "not JSON trace: expected '{' or '[' at the start, found " + describe_byte(c) +
@@ -269,7 +278,7 @@ Result<bool> EventSplitter::step(EventBatch& batch, std::size_t target_bytes) {
         if (!more) return error_at(end_, "unexpected end of input inside a key");
         return true;
       }
-      current_key_.assign(buffer_.get() + begin_ + 1, after - begin_ - 2);
+      current_key_.assign(data_ + begin_ + 1, after - begin_ - 2);
       begin_ = after;
       state_ = State::kObjectColon;
       return true;
@@ -294,7 +303,7 @@ Result<bool> EventSplitter::step(EventBatch& batch, std::size_t target_bytes) {
         if (!more) return error_at(end_, "unexpected end of input inside \"" + current_key_ + "\"");
         return true;
       }
-      const std::string_view raw(buffer_.get() + begin_, after - begin_);
+      const std::string_view raw(data_ + begin_, after - begin_);
       if (current_key_ == "deviceProperties") {
         top_level_.device_properties.assign(raw);
       } else if (current_key_ == "distributedInfo") {

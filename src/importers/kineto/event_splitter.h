@@ -100,6 +100,8 @@ class EventSplitter {
   std::size_t next_read_ = 0;  // bytes asked by the next fill: small at first, doubling to chunk_
   // Not zero-filled on allocation: every byte up to end_ + kPadding is written before it is read.
   std::unique_ptr<char[]> buffer_;
+  // The bytes scanned: buffer_, or the whole input when the source maps it.
+  const char* data_ = nullptr;
   std::size_t capacity_ = 0;       // allocated bytes, padding included
   std::size_t begin_ = 0;          // first unconsumed byte
   std::size_t end_ = 0;            // one past the last filled byte
