@@ -46,7 +46,7 @@ std::vector<SplitEvent> split(const std::string& document, std::size_t read_step
     EXPECT_TRUE(more) << (more ? "" : more.error().describe());
     if (!more || !*more) break;
     for (const EventSlice& slice : batch.events) {
-      events.push_back({std::string(batch.text.data() + slice.offset, slice.length),
+      events.push_back({std::string(batch.padded().data() + slice.offset, slice.length),
                         slice.file_offset, slice.ascii});
     }
   }

@@ -92,11 +92,11 @@ std::size_t compare_file(const std::string& path) {
       ++total;
       RawEvent a;
       RawEvent b;
-      const std::size_t capacity = batch.text.size() - slice.offset;
+      const std::size_t capacity = batch.padded().size() - slice.offset;
       RawEvent probe;
-      if (fast_parse_event(batch.text.data() + slice.offset, slice.length, probe)) ++accepted;
-      const bool fast_ok = fast.parse(batch.text.data(), slice, capacity, a).ok();
-      const bool slow_ok = slow.parse(batch.text.data(), slice, capacity, b).ok();
+      if (fast_parse_event(batch.padded().data() + slice.offset, slice.length, probe)) ++accepted;
+      const bool fast_ok = fast.parse(batch.padded().data(), slice, capacity, a).ok();
+      const bool slow_ok = slow.parse(batch.padded().data(), slice, capacity, b).ok();
       EXPECT_EQ(fast_ok, slow_ok) << path << " @" << slice.file_offset;
       if (fast_ok) expect_same(a, b, path + " @" + std::to_string(slice.file_offset));
       if (::testing::Test::HasFailure()) return accepted;

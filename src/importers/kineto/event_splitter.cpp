@@ -17,7 +17,7 @@ constexpr std::size_t kReadChunk = 4 << 20;
 // The first read is small so that parsing starts early (a 4 MiB first read of a .json.gz is
 // several milliseconds of inflating with every other thread waiting); reads then double.
 constexpr std::size_t kFirstRead = 256 << 10;
-constexpr std::size_t kPadding = 64;  // simdjson reads up to this far past the end
+constexpr std::size_t kPadding = kEventPadding;  // simdjson reads up to this far past the end
 constexpr std::size_t kIncomplete = static_cast<std::size_t>(-1);
 constexpr std::size_t kMaxKeysKept = 8;
 // A single event larger than this is not a profiler event: refuse it rather than grow forever.
@@ -40,6 +40,7 @@ EventSplitter::EventSplitter(io::ByteSource& source) : source_(source) {
     data_ = whole.data();
     end_ = whole.size();
     eof_ = true;
+    in_place_ = true;
     return;
   }
   // Small plain inputs (tests, fuzzing, tiny traces) get a buffer their size, not 4 MiB.
@@ -154,16 +155,21 @@ Result<std::size_t> EventSplitter::scan_value(std::size_t position) const {
 
 Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
   batch.clear();
-  // Room for the events that reach the target and the one that crosses it (no more than a small
-  // input's size): growing by doubling would copy the batch and touch twice its pages. A
-  // recycled batch keeps its room.
-  constexpr std::size_t kLastEventRoom = 64 << 10;
-  batch.text.reserve(std::min(target_bytes + kLastEventRoom, chunk_) + kPadding);
-  while (state_ != State::kDone && batch.text.size() < target_bytes) {
+  if (!in_place_) {
+    // Room for the events that reach the target and the one that crosses it (no more than a
+    // small input's size): growing by doubling would copy the batch and touch twice its pages.
+    // A recycled batch keeps its room.
+    constexpr std::size_t kLastEventRoom = 64 << 10;
+    batch.text.reserve(std::min(target_bytes + kLastEventRoom, chunk_) + kPadding);
+  }
+  while (state_ != State::kDone && batch.bytes < target_bytes) {
     STEPSCOPE_TRY(step(batch, target_bytes));
   }
-  if (!batch.events.empty()) batch.text.resize(batch.text.size() + kPadding, ' ');
-  source_.release_before(base_offset_ + begin_);
+  if (!batch.events.empty() && !in_place_) {
+    batch.text.resize(batch.text.size() + kPadding, ' ');
+    batch.base = batch.text.data();
+  }
+  batch.end_offset = base_offset_ + begin_;
   return !batch.events.empty() || state_ != State::kDone;
 }
 
@@ -175,8 +181,12 @@ void EventSplitter::finish_events_array() { state_ = after_events_; }
 Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_bytes) {
   const std::size_t run_begin = begin_;
   std::size_t run_end = begin_;
-  const std::size_t text_base = batch.text.size();
   const char* const data = data_;
+  // Where this run's first event lands in the batch: after the texts copied so far, or, in
+  // place, at its distance from the batch's first event (runs of one batch are in file order).
+  if (in_place_ && batch.base == nullptr) batch.base = data + run_begin;
+  const std::size_t text_base =
+      in_place_ ? static_cast<std::size_t>(data + run_begin - batch.base) : batch.text.size();
   bool incomplete = false;
   for (;;) {  // at the '{' of an event
     bool ascii = false;
@@ -184,6 +194,12 @@ Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_b
     if (after == kIncomplete) {
       incomplete = true;
       break;
+    }
+    // A buffer is refused at this size when it grows (fill()); a mapping never grows.
+    if (after - begin_ > kMaxEventBytes) {
+      return error_at(begin_,
+                      "a single JSON value is larger than 1 GiB: not a profiler trace event",
+                      ErrorKind::kLimitExceeded);
     }
     batch.events.push_back(EventSlice{static_cast<std::uint32_t>(text_base + begin_ - run_begin),
                                       static_cast<std::uint32_t>(after - begin_),
@@ -201,7 +217,12 @@ Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_b
     begin_ = static_cast<std::size_t>(next - data);
     state_ = State::kEventsElement;
   }
-  batch.text.insert(batch.text.end(), data + run_begin, data + run_end);
+  if (in_place_) {
+    if (run_end > run_begin) batch.bytes = text_base + (run_end - run_begin);
+  } else {
+    batch.text.insert(batch.text.end(), data + run_begin, data + run_end);
+    batch.bytes = batch.text.size();
+  }
   if (incomplete) {
     STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
     if (!more) return error_at(begin_, "unexpected end of input inside an event: truncated");

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/byte_source.h"
@@ -23,13 +24,27 @@ struct EventSlice {
   bool ascii = false;         // every byte below 0x80: valid UTF-8 without a check
 };
 
-// Event texts copied contiguously, followed by enough padding for simdjson to read past the
-// end of any of them.
+// The texts of consecutive events: copied out of a read buffer, or, when the input is a mapped
+// file, left where they lie in the mapping. Either way at least kEventPadding readable bytes
+// follow the last of them, as simdjson needs.
+inline constexpr std::size_t kEventPadding = 64;
+
 struct EventBatch {
-  std::vector<char> text;
+  std::vector<char> text;        // the copied texts, when the splitter copies
+  const char* base = nullptr;    // slices' offsets count from here: text.data() or the mapping
+  std::size_t bytes = 0;         // from base to the end of the last event
+  std::uint64_t end_offset = 0;  // input offset just past the last event
   std::vector<EventSlice> events;
+
+  // The events' text and the padding after it.
+  [[nodiscard]] std::string_view padded() const {
+    return base == nullptr ? std::string_view() : std::string_view(base, bytes + kEventPadding);
+  }
   void clear() {
     text.clear();
+    base = nullptr;
+    bytes = 0;
+    end_offset = 0;
     events.clear();
   }
 };
@@ -55,9 +70,14 @@ class EventSplitter {
  public:
   explicit EventSplitter(io::ByteSource& source);
 
-  // Appends events to `batch` until about `target_bytes` of text; false once none remain and the
-  // whole document has been checked.
+  // Fills `batch` with events until about `target_bytes` of text; false once none remain and the
+  // whole document has been checked. A batch of a mapped input points into the mapping.
   Result<bool> next(EventBatch& batch, std::size_t target_bytes);
+  // The caller has parsed `batch` and every batch before it: a mapped input may let their
+  // pages go. Batches are done with in the order they were split.
+  void done_with(const EventBatch& batch) {
+    if (in_place_) source_.release_before(batch.end_offset);
+  }
 
   [[nodiscard]] const TopLevelFields& top_level() const { return top_level_; }
   [[nodiscard]] std::uint64_t events_seen() const { return events_seen_; }
@@ -102,6 +122,7 @@ class EventSplitter {
   std::unique_ptr<char[]> buffer_;
   // The bytes scanned: buffer_, or the whole input when the source maps it.
   const char* data_ = nullptr;
+  bool in_place_ = false;          // the input is mapped: batches point into it instead of copying
   std::size_t capacity_ = 0;       // allocated bytes, padding included
   std::size_t begin_ = 0;          // first unconsumed byte
   std::size_t end_ = 0;            // one past the last filled byte

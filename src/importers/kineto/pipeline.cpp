@@ -31,7 +31,8 @@ struct ParsedBatch {
 
 // Strings simdjson unescaped live in its parser's buffer, which the next event overwrites;
 // copy those next to the batch. Strings the fast parser read (none needs unescaping), number
-// literals and raw arrays already point into the batch's text, which lives as long as the batch.
+// literals and raw arrays already point into the batch's text, which lives as long as the batch
+// (a mapped input's text lives as long as the import).
 void keep_strings(RawEvent& event, std::string& arena, std::string_view batch_text) {
   const auto keep = [&arena, batch_text](std::string_view& text) {
     const bool inside = !text.empty() && text.data() >= batch_text.data() &&
@@ -54,20 +55,19 @@ void keep_strings(RawEvent& event, std::string& arena, std::string_view batch_te
 }
 
 void parse_into(EventParser& parser, ParsedBatch& batch) {
+  const std::string_view text = batch.text.padded();
   // Unescaped strings are never longer than their JSON text, so the arena never reallocates.
-  batch.arena.reserve(batch.text.text.size());
+  batch.arena.reserve(text.size());
   batch.events.resize(batch.text.events.size());
   for (std::size_t i = 0; i < batch.text.events.size(); ++i) {
     const EventSlice& slice = batch.text.events[i];
-    const std::size_t capacity = batch.text.text.size() - slice.offset;
-    Status status = parser.parse(batch.text.text.data(), slice, capacity, batch.events[i]);
+    Status status = parser.parse(text.data(), slice, text.size() - slice.offset, batch.events[i]);
     if (!status) {
       batch.error = std::move(status).error();
       batch.events.resize(i);
       return;
     }
-    keep_strings(batch.events[i], batch.arena,
-                 std::string_view(batch.text.text.data(), batch.text.text.size()));
+    keep_strings(batch.events[i], batch.arena, text);
   }
 }
 
@@ -222,11 +222,12 @@ Status run_sequential(EventSplitter& splitter, TraceBuilder& builder, const Prog
   for (;;) {
     STEPSCOPE_ASSIGN_OR_RETURN(const bool more, splitter.next(batch, kBatchBytes));
     if (!more) return Done{};
+    const std::string_view text = batch.padded();
     for (const EventSlice& slice : batch.events) {
-      const std::size_t capacity = batch.text.size() - slice.offset;
-      STEPSCOPE_TRY(parser.parse(batch.text.data(), slice, capacity, event));
+      STEPSCOPE_TRY(parser.parse(text.data(), slice, text.size() - slice.offset, event));
       STEPSCOPE_TRY(build(builder, event));
     }
+    splitter.done_with(batch);
     if (tick) tick();
   }
 }
@@ -250,6 +251,9 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
     }
     if (status && batch->error) status = *batch->error;
     if (!status) break;
+    // Only this thread tells the splitter: in place, the splitter itself never touches the
+    // source, so the other threads' splitting does not race with it.
+    splitter.done_with(batch->text);
     flow.recycle(std::move(batch));
     if (tick) tick();
   }
