@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "stepscope/load.h"
@@ -159,6 +160,56 @@ TEST_F(LenientImport, DuplicateCorrelationIdsLinkTheNearestEarlierLaunch) {
         << trace.name_of(i);
   }
   EXPECT_TRUE(has_note(set, "correlation ids shared by several launch calls"));
+}
+
+// The linker splits correlation ids into a lower and an upper half (one per thread): shared
+// ids in both halves are linked alike, and the note counts every repeated call in one line, at
+// the first repeat's offset.
+TEST_F(LenientImport, SharedCorrelationIdsInBothHalvesOfTheIdRangeAreLinkedAndCounted) {
+  auto launch = [](int ts, int id) {
+    return R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+           std::to_string(ts) + R"(,"dur":1,"args":{"correlation":)" + std::to_string(id) + "}}";
+  };
+  auto kernel = [](const std::string& name, int ts, int id) {
+    return R"({"ph":"X","cat":"kernel","name":")" + name + R"(","pid":0,"tid":7,"ts":)" +
+           std::to_string(ts) + R"(,"dur":2,"args":{"correlation":)" + std::to_string(id) +
+           R"(,"stream":7,"device":0}})";
+  };
+  const std::string events[] = {
+      launch(10, 5),   kernel("low_first", 12, 5),
+      launch(20, 6),   kernel("alone", 22, 6),
+      launch(30, 5),   kernel("low_second", 32, 5),
+      launch(40, 900), kernel("high_first", 42, 900),
+      launch(50, 900), kernel("high_second", 52, 900),
+      launch(60, 901), kernel("high_third", 62, 900),
+      launch(70, 901),
+  };
+  std::string json = R"({"traceEvents":[)";
+  for (const std::string& event : events) json += event + ",";
+  json.back() = ']';
+  json += "}";
+  const std::size_t first_repeat = json.find(launch(30, 5));
+  const TraceSet set = load(json);
+  ASSERT_EQ(set.ranks.size(), 1U);
+  const Trace& trace = set.ranks.front();
+  const std::map<std::string_view, std::int64_t> expected_launch_us = {
+      {"low_first", 10},  {"alone", 20},       {"low_second", 30},
+      {"high_first", 40}, {"high_second", 50}, {"high_third", 50}};
+  std::size_t checked = 0;
+  for (EventIndex i = 0; i < static_cast<EventIndex>(trace.events.size()); ++i) {
+    const auto expected = expected_launch_us.find(trace.name_of(i));
+    if (expected == expected_launch_us.end()) continue;
+    const EventIndex by = trace.events.launcher[i];
+    ASSERT_NE(by, kNoEvent) << trace.name_of(i);
+    EXPECT_EQ(trace.events.start_ns[by], expected->second * 1000) << trace.name_of(i);
+    ++checked;
+  }
+  EXPECT_EQ(checked, expected_launch_us.size());
+  // Calls at 30 (id 5), 50 (id 900) and 70 (id 901) repeat an earlier call's id.
+  const std::string note = note_with(set, "correlation ids shared by several launch calls");
+  EXPECT_NE(note.find("(3 events, the first at byte " + std::to_string(first_repeat) + ")"),
+            std::string::npos)
+      << note;
 }
 
 TEST_F(LenientImport, WellTypedTraceHasNoNotes) {

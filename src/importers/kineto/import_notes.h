@@ -19,16 +19,17 @@ class ImportNotes {
     std::uint64_t first_byte_offset = 0;  // in the decompressed input
   };
 
-  // One more event for `what`; the note is added at `byte_offset` when new.
-  void add(std::string_view what, std::uint64_t byte_offset) {
+  // `events` more events for `what`, the first of them at `byte_offset`; the note is added
+  // when new.
+  void add(std::string_view what, std::uint64_t byte_offset, std::uint64_t events = 1) {
     for (Note& note : notes_) {
       if (note.what == what) {
-        ++note.events;
+        note.events += events;
         if (byte_offset < note.first_byte_offset) note.first_byte_offset = byte_offset;
         return;
       }
     }
-    notes_.push_back({std::string(what), 1, byte_offset});
+    notes_.push_back({std::string(what), events, byte_offset});
   }
   [[nodiscard]] const std::vector<Note>& notes() const { return notes_; }
   // "FILE: WHAT (N events, the first at byte M)", the lines a TraceSet's notes hold.

@@ -1,6 +1,9 @@
 #include "importers/kineto/linker.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -37,26 +40,64 @@ std::int64_t id_ahead(const std::vector<std::int64_t>& ids, const std::vector<Ev
   return ahead < list.size() ? ids[list[ahead]] : -1;
 }
 
-// A correlation id names one launch. When several launch calls share one (a wrapped counter,
-// merged traces), linking every activity to the first would pin all its kernels to one step:
-// each activity goes to the latest of those calls that started before it, and a note says so.
-void link_launches(Trace& trace, ImportNotes& notes) {
-  EventTable& e = trace.events;
-  e.launcher.assign(e.size(), kNoEvent);
-  // One pass finds both sides; the map is then filled and read with its slots fetched ahead.
-  std::vector<EventIndex> calls;   // launch calls with a correlation id
-  std::vector<EventIndex> linked;  // device activities and GPU syncs with one
+// The launch calls and the device activities (and GPU syncs) that carry a correlation id, in
+// event order, and the range of the calls' ids.
+struct LaunchSides {
+  std::vector<EventIndex> calls;
+  std::vector<EventIndex> linked;
   IdRange range;
+};
+
+LaunchSides launch_sides(const EventTable& e) {
+  LaunchSides sides;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (e.correlation[i] < 0) continue;
     const EventClass c = e.event_class[i];
     if (is_launch_call(c)) {
-      calls.push_back(i);
-      range.add(e.correlation[i]);
+      sides.calls.push_back(i);
+      sides.range.add(e.correlation[i]);
     } else if (is_device_activity(c) || c == EventClass::kGpuSync) {
-      linked.push_back(i);
+      sides.linked.push_back(i);
     }
   }
+  return sides;
+}
+
+// The events of `all` whose correlation id lies in [low, high], and the range of those ids.
+std::vector<EventIndex> with_ids_in(const EventTable& e, const std::vector<EventIndex>& all,
+                                    std::int64_t low, std::int64_t high, IdRange* range) {
+  std::vector<EventIndex> part;
+  for (const EventIndex i : all) {
+    const std::int64_t id = e.correlation[i];
+    if (id < low || id > high) continue;
+    part.push_back(i);
+    if (range != nullptr) range->add(id);
+  }
+  return part;
+}
+
+// Launch calls that share a correlation id with an earlier call: how many, and the first's
+// byte offset.
+struct SharedIds {
+  std::uint64_t calls = 0;
+  std::uint64_t first_offset = UINT64_MAX;
+};
+
+constexpr std::string_view kSharedIdsNote =
+    "correlation ids shared by several launch calls; device activities linked to the nearest "
+    "earlier launch";
+
+// A correlation id names one launch. When several launch calls share one (a wrapped counter,
+// merged traces), linking every activity to the first would pin all its kernels to one step:
+// each activity goes to the latest of those calls that started before it. Only ids in [low,
+// high] are linked here: a call and its activities share an id, so ranges of ids are linked
+// independently (on two threads, each writing only its own activities' `launcher`).
+SharedIds link_launches(EventTable& e, const LaunchSides& sides, std::int64_t low,
+                        std::int64_t high) {
+  SharedIds shared_ids;
+  IdRange range;
+  const std::vector<EventIndex> calls = with_ids_in(e, sides.calls, low, high, &range);
+  const std::vector<EventIndex> linked = with_ids_in(e, sides.linked, low, high, nullptr);
   FlatIdMap call_by_correlation(range);
   std::unordered_map<std::int64_t, std::vector<EventIndex>> shared;  // id -> calls, by start
   for (std::size_t k = 0; k < calls.size(); ++k) {
@@ -67,10 +108,8 @@ void link_launches(Trace& trace, ImportNotes& notes) {
     std::vector<EventIndex>& sharing = shared[e.correlation[i]];
     if (sharing.empty()) sharing.push_back(first);
     sharing.push_back(i);  // events are sorted by start: so are the calls
-    notes.add(
-        "correlation ids shared by several launch calls; device activities linked "
-        "to the nearest earlier launch",
-        e.source_offset[i]);
+    ++shared_ids.calls;
+    shared_ids.first_offset = std::min(shared_ids.first_offset, e.source_offset[i]);
   }
   for (std::size_t k = 0; k < linked.size(); ++k) {
     call_by_correlation.prefetch(id_ahead(e.correlation, linked, k));
@@ -85,6 +124,7 @@ void link_launches(Trace& trace, ImportNotes& notes) {
         [&e](std::int64_t start, EventIndex call) { return start < e.start_ns[call]; });
     e.launcher[i] = after == sharing.begin() ? sharing.front() : *(after - 1);
   }
+  return shared_ids;
 }
 
 // Older traces write the correlation id into `External id` of runtime calls; then External
@@ -132,21 +172,27 @@ FlatIdMap ops_by_external_id(const EventTable& e) {
   return ops;
 }
 
-// `ops` is empty when External ids carry correlation ids and name no op.
-void link_owners(EventTable& e, const FlatIdMap& ops, bool use_external_id) {
+// `ops` is empty when External ids carry correlation ids and name no op. Each activity's
+// owner depends on nothing written here, so halves of the activities go on two threads.
+void link_owners(EventTable& e, const FlatIdMap& ops, bool use_external_id, unsigned threads) {
   e.owner_op.assign(e.size(), kNoEvent);
   const std::vector<EventIndex>& activities = e.device_activities;
-  for (std::size_t k = 0; k < activities.size(); ++k) {
-    const EventIndex i = activities[k];
-    if (use_external_id) ops.prefetch(id_ahead(e.external_id, activities, k));
-    if (use_external_id && e.external_id[i] >= 0) {
-      if (const EventIndex op = ops.find(e.external_id[i]); op != kNoEvent) {
-        e.owner_op[i] = op;
-        continue;
+  const std::size_t half = activities.size() / 2;
+  parallel_for(2, threads, [&](std::size_t part) {
+    const std::size_t begin = part == 0 ? 0 : half;
+    const std::size_t end = part == 0 ? half : activities.size();
+    for (std::size_t k = begin; k < end; ++k) {
+      const EventIndex i = activities[k];
+      if (use_external_id) ops.prefetch(id_ahead(e.external_id, activities, k));
+      if (use_external_id && e.external_id[i] >= 0) {
+        if (const EventIndex op = ops.find(e.external_id[i]); op != kNoEvent) {
+          e.owner_op[i] = op;
+          continue;
+        }
       }
+      if (e.launcher[i] != kNoEvent) e.owner_op[i] = enclosing_op(e, e.launcher[i]);
     }
-    if (e.launcher[i] != kNoEvent) e.owner_op[i] = enclosing_op(e, e.launcher[i]);
-  }
+  });
 }
 
 void list_device_activities(EventTable& e) {
@@ -162,21 +208,33 @@ void list_device_activities(EventTable& e) {
 }  // namespace
 
 void link_events(Trace& trace, ImportNotes& notes, unsigned threads) {
-  list_device_activities(trace.events);
-  trace.stats.external_id_is_correlation = external_id_is_correlation(trace.events);
+  EventTable& e = trace.events;
+  list_device_activities(e);
+  trace.stats.external_id_is_correlation = external_id_is_correlation(e);
   const bool use_external_id = !trace.stats.external_id_is_correlation;
+  e.launcher.assign(e.size(), kNoEvent);
+  const LaunchSides sides = launch_sides(e);
+  // The launch map is the largest piece: split in two halves of the ids, with the nesting and
+  // the op map (together about as large as one half) after them.
+  const std::int64_t middle = sides.range.min + (sides.range.max - sides.range.min) / 2;
+  const std::int64_t low[2] = {0, middle + 1};
+  const std::int64_t high[2] = {middle, INT64_MAX};
+  SharedIds shared[2];
   FlatIdMap ops;
-  // The launch map is the largest piece: the nesting and the op map, together about as large,
-  // go beside it.
-  parallel_for(2, threads, [&](std::size_t part) {
-    if (part == 0) {
-      link_launches(trace, notes);
+  parallel_for(3, threads, [&](std::size_t part) {
+    if (part < 2) {
+      shared[part] = link_launches(e, sides, low[part], high[part]);
     } else {
       link_nesting(trace);
-      if (use_external_id) ops = ops_by_external_id(trace.events);
+      if (use_external_id) ops = ops_by_external_id(e);
     }
   });
-  link_owners(trace.events, ops, use_external_id);
+  const std::uint64_t shared_calls = shared[0].calls + shared[1].calls;
+  if (shared_calls > 0) {
+    notes.add(kSharedIdsNote, std::min(shared[0].first_offset, shared[1].first_offset),
+              shared_calls);
+  }
+  link_owners(e, ops, use_external_id, threads);
 }
 
 }  // namespace stepscope::kineto
