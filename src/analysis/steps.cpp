@@ -8,10 +8,12 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "analysis/iterations.h"
 #include "analysis/name_test.h"
 #include "analysis/sort_doubles.h"
+#include "concurrency/parallel_for.h"
 
 namespace stepscope {
 
@@ -327,7 +329,17 @@ std::vector<const Step*> StepsResult::kept() const& {
 StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
   StepsResult result;
   const Mode mode = options.mode == Mode::kCompatTb ? Mode::kCompatTb : Mode::kNative;
-  result.steps = host_steps(trace, mode, result.notes);
+  // The two passes over the trace are independent: with a second thread, the launch calls'
+  // spans are found beside the host steps, even though a trace without steps will not use them
+  // (every other analysis waits for this one).
+  std::optional<std::vector<CallSpan>> calls;
+  parallel_for(options.threads >= 2 ? 2 : 1, options.threads, [&](std::size_t part) {
+    if (part == 0) {
+      result.steps = host_steps(trace, mode, result.notes);
+    } else {
+      calls = launch_call_spans(trace, mode);
+    }
+  });
   if (result.steps.empty() && mode == Mode::kCompatTb) result.steps = single_tb_step(trace);
   const bool inferred =
       result.steps.empty() && options.mode == Mode::kNative && options.infer_iterations;
@@ -341,10 +353,10 @@ StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
     step.end_ns = step.host_end_ns;
   }
   if (!result.steps.empty()) {
-    const std::vector<CallSpan> calls = launch_call_spans(trace, mode);
-    const DeviceMatch match = match_calls_to_steps(trace, result.steps, calls);
+    if (!calls) calls = launch_call_spans(trace, mode);
+    const DeviceMatch match = match_calls_to_steps(trace, result.steps, *calls);
     if (match.any) {
-      rebase(result.steps, match, first_step_floor(trace, result.steps, match, calls, mode));
+      rebase(result.steps, match, first_step_floor(trace, result.steps, match, *calls, mode));
       result.rebased = true;
       // The profiler cuts its last step short; a repeated region is always whole.
       if (!inferred) trim_tail(result.steps);
