@@ -5,6 +5,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/name_test.h"
+
 namespace stepscope {
 
 namespace {
@@ -69,8 +71,9 @@ class OpTree {
 
   void keep_nodes() {
     const EventTable& e = trace_.events;
+    NameTest<is_dropped_name> dropped(trace_);
     for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
-      if (!is_nested_host_event(e.event_class[i]) || is_dropped_name(trace_.name_of(i))) continue;
+      if (!is_nested_host_event(e.event_class[i]) || dropped(i)) continue;
       flags_[i] |= kKept;
       const EventIndex parent = up(i);
       if (parent != kNoEvent && children(parent) < 2) ++flags_[parent];
@@ -158,7 +161,11 @@ class DeviceAttribution {
  public:
   DeviceAttribution(const Trace& trace, const OpTree& tree, const Scope& scope,
                     std::vector<NodeTimes>& times)
-      : trace_(trace), tree_(tree), scope_(scope), times_(times) {}
+      : trace_(trace),
+        tree_(tree),
+        scope_(scope),
+        times_(times),
+        row_of_name_(trace.strings.size(), -1) {}
 
   void run(OperatorsResult& result) {
     const EventTable& e = trace_.events;
@@ -199,8 +206,9 @@ class DeviceAttribution {
 
   void add_to_row(EventIndex i, bool unattributed) {
     const EventTable& e = trace_.events;
-    auto [entry, inserted] = row_of_name_.try_emplace(e.name[i], rows_.size());
-    if (inserted) {
+    std::int32_t& index = row_of_name_[e.name[i]];
+    if (index < 0) {
+      index = static_cast<std::int32_t>(rows_.size());
       DeviceActivityRow row;
       row.name = std::string(trace_.name_of(i));
       row.event_class = e.event_class[i];
@@ -208,7 +216,7 @@ class DeviceAttribution {
       row.max_device_ns = e.dur_ns[i];
       rows_.push_back(std::move(row));
     }
-    DeviceActivityRow& row = rows_[entry->second];
+    DeviceActivityRow& row = rows_[static_cast<std::size_t>(index)];
     ++row.count;
     row.device_ns += e.dur_ns[i];
     row.min_device_ns = std::min(row.min_device_ns, e.dur_ns[i]);
@@ -234,7 +242,7 @@ class DeviceAttribution {
   const OpTree& tree_;
   const Scope& scope_;
   std::vector<NodeTimes>& times_;
-  std::unordered_map<StringId, std::size_t> row_of_name_;
+  std::vector<std::int32_t> row_of_name_;  // by name id; -1: no row yet
   std::vector<DeviceActivityRow> rows_;
 };
 
@@ -273,7 +281,8 @@ struct RowKeyHash {
 
 class RowBuilder {
  public:
-  RowBuilder(const Trace& trace, bool by_shape) : trace_(trace), by_shape_(by_shape) {}
+  RowBuilder(const Trace& trace, bool by_shape)
+      : trace_(trace), by_shape_(by_shape), row_of_name_(by_shape ? 0 : trace.strings.size(), -1) {}
 
   void add(EventIndex i, const NodeTimes& times, OperatorsResult& result) {
     const EventTable& e = trace_.events;
@@ -296,21 +305,30 @@ class RowBuilder {
     const EventArgs* args = by_shape_ ? trace_.args_of(i) : nullptr;
     const RowKey key{trace_.events.name[i], args ? args->input_dims : 0,
                      args ? args->input_types : 0};
-    auto [entry, inserted] = row_of_.try_emplace(key, rows_.size());
-    if (inserted) {
-      OperatorRow row;
-      row.name = std::string(trace_.strings.view(key.name));
-      row.input_dims = std::string(trace_.strings.view(key.dims));
-      row.input_types = std::string(trace_.strings.view(key.types));
-      row.event_class = trace_.events.event_class[i];
-      rows_.push_back(std::move(row));
+    // By name alone (the default), rows are found by name id: ops are most of a trace's events.
+    if (!by_shape_) {
+      std::int32_t& index = row_of_name_[key.name];
+      if (index < 0) index = new_row(key, i);
+      return rows_[static_cast<std::size_t>(index)];
     }
-    return rows_[entry->second];
+    auto [entry, inserted] = row_of_.try_emplace(key, 0);
+    if (inserted) entry->second = new_row(key, i);
+    return rows_[static_cast<std::size_t>(entry->second)];
+  }
+  std::int32_t new_row(const RowKey& key, EventIndex i) {
+    OperatorRow row;
+    row.name = std::string(trace_.strings.view(key.name));
+    row.input_dims = std::string(trace_.strings.view(key.dims));
+    row.input_types = std::string(trace_.strings.view(key.types));
+    row.event_class = trace_.events.event_class[i];
+    rows_.push_back(std::move(row));
+    return static_cast<std::int32_t>(rows_.size() - 1);
   }
 
   const Trace& trace_;
   bool by_shape_;
-  std::unordered_map<RowKey, std::size_t, RowKeyHash> row_of_;
+  std::unordered_map<RowKey, std::int32_t, RowKeyHash> row_of_;  // by shape
+  std::vector<std::int32_t> row_of_name_;                        // by name id; -1: no row yet
   std::vector<OperatorRow> rows_;
 };
 

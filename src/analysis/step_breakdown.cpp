@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "analysis/name_test.h"
 #include "analysis/tb_event_types.h"
 #include "analysis/tb_time.h"
 #include "stepscope/analysis/data_loading.h"
@@ -157,30 +158,43 @@ RoleSets tb_role_sets(const Trace& trace) {
   return sets;
 }
 
+// The name tests of the native pass, each decided once per distinct name (a trace has millions
+// of events and a few thousand names).
+struct NativeNameTests {
+  explicit NativeNameTests(const Trace& trace)
+      : communication_op(trace), sync_call(trace), profiler_step(trace), data_loader(trace) {}
+  NameTest<is_native_communication_op_name> communication_op;
+  NameTest<is_sync_call_name> sync_call;
+  NameTest<tb::is_profiler_step_name> profiler_step;
+  NameTest<is_data_loader_span> data_loader;
+};
+
 // Native: a computation kernel counts as communication when its launching op, or an op around
 // it, is a collective.
-bool launched_by_communication_op(const Trace& trace, EventIndex activity) {
+bool launched_by_communication_op(const Trace& trace, EventIndex activity, NativeNameTests& names) {
   for (EventIndex at = trace.events.owner_op[activity]; at != kNoEvent;
        at = trace.events.parent[at]) {
-    if (is_native_communication_op_name(trace.name_of(at))) return true;
+    if (names.communication_op(at)) return true;
   }
   return false;
 }
 
 std::optional<StepRole> native_device_role(const Trace& trace, EventIndex i,
-                                           ActivityClassifier& classify) {
+                                           ActivityClassifier& classify, NativeNameTests& names) {
   const EventClass c = trace.events.event_class[i];
-  const std::string_view name = trace.name_of(i);
   switch (classify(i)) {
     case ActivityClass::kCommunication:
       return StepRole::kCommunication;
-    case ActivityClass::kMemory:
+    case ActivityClass::kMemory: {
       // ROCm fill kernels are memsets in all but category.
       if (c == EventClass::kMemset) return StepRole::kMemset;
       if (c == EventClass::kMemcpy) return StepRole::kMemcpy;
+      const std::string_view name = trace.name_of(i);
       return name.find("fill") != name.npos ? StepRole::kMemset : StepRole::kMemcpy;
+    }
     case ActivityClass::kComputation:
-      return launched_by_communication_op(trace, i) ? StepRole::kCommunication : StepRole::kKernel;
+      return launched_by_communication_op(trace, i, names) ? StepRole::kCommunication
+                                                           : StepRole::kKernel;
     case ActivityClass::kNotActivity:
       break;
   }
@@ -190,21 +204,21 @@ std::optional<StepRole> native_device_role(const Trace& trace, EventIndex i,
 RoleSets native_role_sets(const Trace& trace) {
   const EventTable& e = trace.events;
   ActivityClassifier classify(trace);
+  NativeNameTests names(trace);
   RoleSets sets;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const EventClass c = e.event_class[i];
-    const std::string_view name = trace.name_of(i);
     if (is_device_activity(c)) {
-      if (const std::optional<StepRole> role = native_device_role(trace, i, classify)) {
+      if (const std::optional<StepRole> role = native_device_role(trace, i, classify, names)) {
         add(sets, *role, e, i);
       }
     } else if (is_launch_call(c)) {
       add(sets, StepRole::kRuntime, e, i);
-      if (is_sync_call_name(name)) sets.sync_calls.add({e.start_ns[i], e.end_ns(i)});
+      if (names.sync_call(i)) sets.sync_calls.add({e.start_ns[i], e.end_ns(i)});
     } else if (c == EventClass::kOp || c == EventClass::kAnnotation) {
-      if (tb::is_profiler_step_name(name)) continue;
+      if (names.profiler_step(i)) continue;
       // Host spans of collectives are CPU time; their device time is Communication above.
-      add(sets, is_data_loader_span(name) ? StepRole::kDataLoader : StepRole::kCpuExec, e, i);
+      add(sets, names.data_loader(i) ? StepRole::kDataLoader : StepRole::kCpuExec, e, i);
     } else if (tb::is_legacy_python(trace, i)) {
       add(sets, StepRole::kCpuExec, e, i);
     }
