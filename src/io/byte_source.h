@@ -24,12 +24,12 @@ class ByteSource {
   [[nodiscard]] virtual bool is_compressed() const { return false; }
   // The whole input when the source maps a plain file (with at least 64 readable bytes after
   // its end), so that a reader can scan it in place instead of copying it out with read();
-  // empty for streams. Readers of a mapping say how far they got with release_before().
+  // empty for streams. Readers of a mapping say what they are done with by release().
   [[nodiscard]] virtual std::string_view mapped() const { return {}; }
-  // The reader is done with the bytes before `offset`: they count as consumed for progress,
-  // and a mapped source lets their pages go, so the mapping never holds more than a few
-  // megabytes of the process's memory.
-  virtual void release_before(std::uint64_t /*offset*/) {}
+  // A reader is done with the bytes in [begin, end): they count as consumed for progress, and a
+  // mapped source lets the pages wholly inside go, so that the mapping never holds more than a
+  // few megabytes of the process's memory. Readers of disjoint ranges may call it at once.
+  virtual void release(std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
 };
 
 // Opens a file; gzip input (recognised by its magic bytes) is decompressed on the fly,

@@ -13,11 +13,6 @@ namespace stepscope::io {
 
 namespace {
 
-// Pages behind the reader are dropped from the mapping this many bytes at a time: often enough
-// that the mapping's share of peak memory stays small, rarely enough that the madvise calls
-// cost nothing measurable (128 for a 1 GiB trace).
-constexpr std::uint64_t kReleaseStep = std::uint64_t{8} << 20;
-
 class MappedFileSource final : public ByteSource {
  public:
   MappedFileSource(int fd, char* region, std::size_t region_size, std::uint64_t size,
@@ -31,10 +26,10 @@ class MappedFileSource final : public ByteSource {
   }
 
   Result<std::size_t> read(char* destination, std::size_t capacity) override {
-    const std::uint64_t position = consumed_.load(std::memory_order_relaxed);
-    const auto got = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, size_ - position));
-    std::memcpy(destination, region_ + position, got);
-    release_before(position + got);
+    const auto got = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, size_ - position_));
+    std::memcpy(destination, region_ + position_, got);
+    release(position_, position_ + got);
+    position_ += got;
     return got;
   }
   [[nodiscard]] std::uint64_t raw_bytes_consumed() const override {
@@ -44,17 +39,15 @@ class MappedFileSource final : public ByteSource {
   [[nodiscard]] std::string_view mapped() const override {
     return {region_, static_cast<std::size_t>(size_)};
   }
-  void release_before(std::uint64_t offset) override {
-    offset = std::min(offset, size_);
-    if (offset > consumed_.load(std::memory_order_relaxed)) {
-      consumed_.store(offset, std::memory_order_relaxed);
-    }
-    const std::uint64_t whole_pages = offset / page_ * page_;
-    if (whole_pages - released_ < kReleaseStep) return;
+  void release(std::uint64_t begin, std::uint64_t end) override {
+    end = std::min(end, size_);
+    if (begin >= end) return;
+    consumed_.fetch_add(end - begin, std::memory_order_relaxed);
     // The pages are the page cache's: dropping them from this mapping frees nothing on disk,
     // and a later read of them would fault them back in.
-    ::madvise(region_ + released_, whole_pages - released_, MADV_DONTNEED);
-    released_ = whole_pages;
+    const std::uint64_t first = (begin + page_ - 1) / page_ * page_;
+    const std::uint64_t last = end / page_ * page_;
+    if (first < last) ::madvise(region_ + first, last - first, MADV_DONTNEED);
   }
 
  private:
@@ -63,8 +56,8 @@ class MappedFileSource final : public ByteSource {
   std::size_t region_size_;
   std::uint64_t size_;
   std::size_t page_;
-  std::uint64_t released_ = 0;              // pages before this offset have left the mapping
-  std::atomic<std::uint64_t> consumed_{0};  // read by the progress tick on another thread
+  std::uint64_t position_ = 0;              // of read()
+  std::atomic<std::uint64_t> consumed_{0};  // bytes released; read by the progress tick
 };
 
 }  // namespace

@@ -173,7 +173,62 @@ Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
   return !batch.events.empty() || state_ != State::kDone;
 }
 
+void EventSplitter::done_with(const EventBatch& batch) {
+  // Released in steps of a few megabytes: often enough that the mapping's share of peak memory
+  // stays small, rarely enough that the madvise calls cost nothing measurable.
+  constexpr std::uint64_t kReleaseStep = std::uint64_t{8} << 20;
+  if (!in_place_) return;
+  const bool last = state_ == State::kDone;
+  if (batch.end_offset < released_to_ + kReleaseStep && !last) return;
+  source_.release(released_to_, batch.end_offset);
+  released_to_ = batch.end_offset;
+}
+
 void EventSplitter::finish_events_array() { state_ = after_events_; }
+
+void EventSplitter::start_at_event(std::uint64_t offset) {
+  // Only a mapping can be entered in the middle. Which form the document has (an object
+  // holding traceEvents, or the bare array) decides what may follow the array.
+  if (!in_place_) return;
+  const char* first = skip_json_space(data_, data_ + end_);
+  events_are_root_ = first < data_ + end_ && *first == '[';
+  after_events_ = events_are_root_ ? State::kAfterRoot : State::kObjectAfterValue;
+  top_level_.object_form = !events_are_root_;
+  top_level_.saw_trace_events = true;
+  begin_ = static_cast<std::size_t>(std::min<std::uint64_t>(offset, end_));
+  released_to_ = begin_;
+  state_ = State::kEventsElement;
+}
+
+void EventSplitter::resume_after_stop() {
+  if (!reached_stop_) return;
+  reached_stop_ = false;
+  stop_at_.reset();
+  state_ = State::kEventsElement;
+}
+
+void EventSplitter::append_later_part(const EventSplitter& later) {
+  // A key repeated in the JSON takes its last value, as in one reading.
+  const TopLevelFields& tail = later.top_level_;
+  auto take = [](std::string& field, const std::string& later_value) {
+    if (!later_value.empty()) field = later_value;
+  };
+  take(top_level_.device_properties, tail.device_properties);
+  take(top_level_.distributed_info, tail.distributed_info);
+  if (!tail.stepscope_host.empty()) {
+    top_level_.stepscope_host = tail.stepscope_host;
+    top_level_.stepscope_host_offset = tail.stepscope_host_offset;
+  }
+  take(top_level_.schema_version, tail.schema_version);
+  take(top_level_.base_time_nanoseconds, tail.base_time_nanoseconds);
+  take(top_level_.display_time_unit, tail.display_time_unit);
+  for (const std::string& key : tail.other_keys) {
+    if (top_level_.other_keys.size() < kMaxKeysKept) top_level_.other_keys.push_back(key);
+  }
+  top_level_.unterminated_array_at = tail.unterminated_array_at;
+  events_seen_ += later.events_seen_;
+  state_ = later.state_;
+}
 
 // Events one after another while each is whole in the buffer and the batch wants more, without
 // a trip through the state machine per event; they are copied into the batch in one piece,
@@ -189,6 +244,14 @@ Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_b
       in_place_ ? static_cast<std::size_t>(data + run_begin - batch.base) : batch.text.size();
   bool incomplete = false;
   for (;;) {  // at the '{' of an event
+    if (stop_at_ && base_offset_ + begin_ >= *stop_at_) {
+      if (base_offset_ + begin_ == *stop_at_) {
+        reached_stop_ = true;
+        state_ = State::kDone;
+        break;
+      }
+      stop_at_.reset();  // no event starts there: this splitter reads to the end
+    }
     bool ascii = false;
     STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, scan_container(begin_, ascii));
     if (after == kIncomplete) {

@@ -75,9 +75,20 @@ class EventSplitter {
   Result<bool> next(EventBatch& batch, std::size_t target_bytes);
   // The caller has parsed `batch` and every batch before it: a mapped input may let their
   // pages go. Batches are done with in the order they were split.
-  void done_with(const EventBatch& batch) {
-    if (in_place_) source_.release_before(batch.end_offset);
-  }
+  void done_with(const EventBatch& batch);
+
+  // Reading a mapped trace in two parts at once (pipeline.h, run_in_two_parts). The later
+  // part's splitter starts at `offset`, taken to be the start of an event in the event array;
+  // the earlier part's stops before the event that starts at `offset`, if one does, which
+  // proves the guess. Without an event starting there, the earlier part reads to the end.
+  void start_at_event(std::uint64_t offset);
+  void stop_at_event(std::uint64_t offset) { stop_at_ = offset; }
+  [[nodiscard]] bool reached_stop() const { return reached_stop_; }
+  // Goes on past the stop reached, when the later part cannot be used.
+  void resume_after_stop();
+  // Takes what the later part's splitter read after this one's stop: the top-level fields
+  // that follow the event array, and its count of events.
+  void append_later_part(const EventSplitter& later);
 
   [[nodiscard]] const TopLevelFields& top_level() const { return top_level_; }
   [[nodiscard]] std::uint64_t events_seen() const { return events_seen_; }
@@ -123,6 +134,9 @@ class EventSplitter {
   // The bytes scanned: buffer_, or the whole input when the source maps it.
   const char* data_ = nullptr;
   bool in_place_ = false;          // the input is mapped: batches point into it instead of copying
+  std::uint64_t released_to_ = 0;  // done_with() released the input before this offset
+  std::optional<std::uint64_t> stop_at_;
+  bool reached_stop_ = false;
   std::size_t capacity_ = 0;       // allocated bytes, padding included
   std::size_t begin_ = 0;          // first unconsumed byte
   std::size_t end_ = 0;            // one past the last filled byte

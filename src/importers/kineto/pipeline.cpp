@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "importers/kineto/byte_scan.h"
 #include "importers/kineto/event_parser.h"
 
 namespace stepscope::kineto {
@@ -262,6 +263,47 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
   if (!status) return status;
   if (std::optional<Error> error = flow.split_error()) return *error;
   return Done{};
+}
+
+Status run_in_two_parts(EventSplitter& splitter, TraceBuilder& builder, io::ByteSource& source,
+                        std::uint64_t split_at, std::size_t expected_events,
+                        const ProgressTick& tick) {
+  Trace later_trace;
+  EventSplitter later(source);
+  later.start_at_event(split_at);
+  TraceBuilder later_builder(later_trace);
+  later_builder.reserve(expected_events / 2 + expected_events / 8);
+  later_builder.continue_earlier_part();
+  Status later_status = Done{};
+  std::thread reading_later([&] { later_status = run_sequential(later, later_builder, {}); });
+  splitter.stop_at_event(split_at);
+  Status status = run_sequential(splitter, builder, tick);
+  reading_later.join();
+  if (!status || !splitter.reached_stop()) return status;
+  if (!later_status) {
+    // Its error may be no error of one reading (a cut inside a string): read on to see.
+    splitter.resume_after_stop();
+    return run_sequential(splitter, builder, tick);
+  }
+  builder.absorb(later_builder, 2);
+  splitter.append_later_part(later);
+  return Done{};
+}
+
+std::optional<std::uint64_t> split_point(std::string_view mapped) {
+  // Searched this far past the middle; Kineto writes one event per few hundred bytes.
+  constexpr std::size_t kSearch = 1 << 20;
+  const std::size_t from = mapped.size() / 2;
+  const std::size_t to = std::min(mapped.size(), from + kSearch);
+  for (std::size_t at = mapped.find('{', from); at < to; at = mapped.find('{', at + 1)) {
+    std::size_t before = at;
+    while (before > 0 && is_json_space(mapped[before - 1])) --before;
+    if (before == 0 || mapped[before - 1] != ',') continue;
+    --before;
+    while (before > 0 && is_json_space(mapped[before - 1])) --before;
+    if (before > 0 && mapped[before - 1] == '}') return at;
+  }
+  return std::nullopt;
 }
 
 }  // namespace stepscope::kineto

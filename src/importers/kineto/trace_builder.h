@@ -27,6 +27,13 @@ class TraceBuilder {
   // Reads the top-level fields, sorts and links, on up to `threads` threads. The trace is
   // complete after this.
   Status finish(const TopLevelFields& top_level, unsigned threads = 1);
+  // This builder reads the later part of a trace read in two parts at once: an `E` event whose
+  // `B` is not in its part is kept for the earlier part's builder to match.
+  void continue_earlier_part() { later_part_ = true; }
+  // Appends what `later` built from the part after this builder's, exactly as if this builder
+  // had read it: strings and threads renumbered in order of first use, rows moved, `E` events
+  // matched against the `B` events still open here, counts and notes added.
+  void absorb(TraceBuilder& later, unsigned threads = 1);
   // What was accepted rather than refused, for the TraceSet's notes.
   [[nodiscard]] const ImportNotes& notes() const { return notes_; }
 
@@ -65,6 +72,21 @@ class TraceBuilder {
   std::size_t recent_next_ = 0;  // the entry replaced next
   // Open `B` events per thread, as indices of events whose duration is not known yet.
   std::unordered_map<std::uint32_t, std::vector<EventIndex>> open_begins_;
+  // The later part's `E` events that found no `B` in it, in file order.
+  struct PendingEnd {
+    std::uint32_t thread = 0;
+    std::int64_t time_ns = 0;
+  };
+  bool later_part_ = false;
+  std::vector<PendingEnd> pending_ends_;
+
+  void absorb_events(const Trace& later, const std::vector<StringId>& strings,
+                     const std::vector<std::uint32_t>& threads, unsigned workers);
+  void absorb_rows(const Trace& later, const std::vector<StringId>& strings,
+                   const std::vector<std::uint32_t>& threads);
+  void absorb_begins_and_ends(TraceBuilder& later, EventIndex first_event,
+                              const std::vector<std::uint32_t>& threads);
+  std::vector<std::uint32_t> absorb_threads(const TraceBuilder& later);
 };
 
 }  // namespace stepscope::kineto

@@ -1,0 +1,220 @@
+// A mapped trace read in two parts at once (run_in_two_parts) must give exactly the trace one
+// reading gives, wherever the cut falls: at any event's start (the later part is used), or
+// anywhere else (inside an event, a string, the top-level keys: the earlier part reads on).
+// The trace below has what crosses a cut: B/E pairs and E events without a B, threads first
+// seen or renamed after it, strings first used after it, args rows of every kind, memory
+// samples, flows, notes, and top-level keys after the event array.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "importers/kineto/event_splitter.h"
+#include "importers/kineto/pipeline.h"
+#include "importers/kineto/trace_builder.h"
+#include "io/byte_source.h"
+
+namespace stepscope::kineto {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kEvents[] = {
+    R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}})",
+    R"({"ph": "B", "cat": "user_annotation", "name": "outer", "pid": 1, "tid": 1, "ts": 10})",
+    R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 11, "dur": 5, "args": {"External id": 1, "Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}})",
+    R"({"ph": "B", "cat": "user_annotation", "name": "inner", "pid": 1, "tid": 1, "ts": 12})",
+    R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 13, "dur": 2, "args": {"correlation": 7}})",
+    R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 9, "args": {"correlation": 7, "stream": 7, "device": 0, "grid": [4, 1, 1], "block": [128, 1, 1], "registers per thread": 32}})",
+    R"({"ph": "s", "cat": "ac2g", "id": 7, "pid": 1, "tid": 1, "ts": 13})",
+    R"({"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": 14, "s": "t", "args": {"Addr": 4096, "Bytes": 512, "Total Allocated": 512, "Total Reserved": 2048, "Device Type": 1, "Device Id": 0}})",
+    R"({"ph": "E", "pid": 1, "tid": 1, "ts": 15})",
+    R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 2, "ts": 16, "dur": 1, "args": {"External id": "5"}})",
+    R"({"ph": "E", "pid": 1, "tid": 3, "ts": 17})",
+    R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 4, "args": {"name": "late"}})",
+    R"({"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 8, "ts": 30, "dur": 4, "args": {"correlation": 9, "stream": 8, "device": 0, "Collective name": "allreduce", "dtype": "Float", "In msg nelems": 100, "Out msg nelems": 100, "Group size": 8}})",
+    R"({"ph": "f", "cat": "ac2g", "id": 7, "pid": 0, "tid": 7, "ts": 20, "bp": "e"})",
+    R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 4, "ts": 31, "dur": 3, "args": {"External id": 2, "Input Dims": [[5, 5], [5, 5]], "Input type": ["float", "float"]}})",
+    R"({"ph": "X", "cat": "cpu_op", "name": "no_dur", "pid": 1, "tid": 4, "ts": 32})",
+    R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "renamed"}})",
+    R"({"ph": "E", "pid": 1, "tid": 1, "ts": 40})",
+    R"({"ph": "B", "cat": "user_annotation", "name": "left_open", "pid": 1, "tid": 5, "ts": 41})",
+    R"({"ph": "C", "name": "counter", "pid": 1, "ts": 42, "args": {"value": 1}})",
+    R"({"ph": "X", "cat": "cpu_op", "name": "tail \"quoted\" }, {", "pid": 1, "tid": 1, "ts": 43, "dur": 1})",
+};
+
+std::string trace_text() {
+  std::string text = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n";
+  for (std::size_t i = 0; i < std::size(kEvents); ++i) {
+    text += std::string("  ") + kEvents[i] + (i + 1 < std::size(kEvents) ? ",\n" : "\n");
+  }
+  text += "  ],\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 1000,\n";
+  text += "  \"traceName\": \"two parts\"\n}\n";
+  return text;
+}
+
+struct Loaded {
+  Trace trace;
+  std::vector<ImportNotes::Note> notes;
+  TopLevelFields top_level;
+  std::uint64_t events_seen = 0;
+};
+
+// One reading (split_at absent) or two parts cut at split_at.
+Loaded load(const std::string& path, std::optional<std::uint64_t> split_at) {
+  Loaded loaded;
+  auto source = io::open_byte_source(path);
+  EXPECT_TRUE(source.ok());
+  EXPECT_FALSE((*source)->mapped().empty());
+  EventSplitter splitter(**source);
+  TraceBuilder builder(loaded.trace);
+  const Status status = split_at ? run_in_two_parts(splitter, builder, **source, *split_at, 64, {})
+                                 : run_sequential(splitter, builder, {});
+  EXPECT_TRUE(status.ok()) << (status.ok() ? "" : status.error().describe());
+  EXPECT_TRUE(builder.finish(splitter.top_level(), 2).ok());
+  loaded.notes = builder.notes().notes();
+  loaded.top_level = splitter.top_level();
+  loaded.events_seen = splitter.events_seen();
+  return loaded;
+}
+
+void expect_same(const Loaded& one, const Loaded& two, std::uint64_t cut) {
+  const Trace& a = one.trace;
+  const Trace& b = two.trace;
+  ASSERT_EQ(a.strings.size(), b.strings.size()) << "cut at " << cut;
+  for (StringId id = 0; id < a.strings.size(); ++id) {
+    EXPECT_EQ(a.strings.view(id), b.strings.view(id)) << "cut at " << cut << ", string " << id;
+  }
+  ASSERT_EQ(a.threads.size(), b.threads.size()) << "cut at " << cut;
+  for (std::size_t t = 0; t < a.threads.size(); ++t) {
+    EXPECT_EQ(a.threads[t].key.pid, b.threads[t].key.pid) << cut;
+    EXPECT_EQ(a.threads[t].key.tid, b.threads[t].key.tid) << cut;
+    EXPECT_EQ(a.threads[t].name, b.threads[t].name) << cut;
+  }
+  const EventTable& e = a.events;
+  const EventTable& f = b.events;
+  EXPECT_EQ(e.start_ns, f.start_ns) << cut;
+  EXPECT_EQ(e.dur_ns, f.dur_ns) << cut;
+  EXPECT_EQ(e.name, f.name) << cut;
+  EXPECT_EQ(e.category, f.category) << cut;
+  EXPECT_EQ(e.event_class, f.event_class) << cut;
+  EXPECT_EQ(e.thread, f.thread) << cut;
+  EXPECT_EQ(e.stream, f.stream) << cut;
+  EXPECT_EQ(e.device, f.device) << cut;
+  EXPECT_EQ(e.correlation, f.correlation) << cut;
+  EXPECT_EQ(e.external_id, f.external_id) << cut;
+  EXPECT_EQ(e.args_row, f.args_row) << cut;
+  EXPECT_EQ(e.source_offset, f.source_offset) << cut;
+  EXPECT_EQ(e.parent, f.parent) << cut;
+  EXPECT_EQ(e.launcher, f.launcher) << cut;
+  EXPECT_EQ(e.owner_op, f.owner_op) << cut;
+  ASSERT_EQ(a.args.size(), b.args.size()) << cut;
+  for (std::size_t r = 0; r < a.args.size(); ++r) {
+    EXPECT_EQ(a.args[r].input_dims, b.args[r].input_dims) << cut;
+    EXPECT_EQ(a.args[r].input_types, b.args[r].input_types) << cut;
+    EXPECT_EQ(a.args[r].device_row, b.args[r].device_row) << cut;
+    EXPECT_EQ(a.args[r].collective_row, b.args[r].collective_row) << cut;
+  }
+  ASSERT_EQ(a.collective_args.size(), b.collective_args.size()) << cut;
+  for (std::size_t r = 0; r < a.collective_args.size(); ++r) {
+    EXPECT_EQ(a.collective_args[r].collective_name, b.collective_args[r].collective_name) << cut;
+    EXPECT_EQ(a.collective_args[r].dtype, b.collective_args[r].dtype) << cut;
+  }
+  EXPECT_EQ(a.device_args.size(), b.device_args.size()) << cut;
+  EXPECT_EQ(a.memory.time_ns, b.memory.time_ns) << cut;
+  EXPECT_EQ(a.memory.thread, b.memory.thread) << cut;
+  EXPECT_EQ(a.memory.bytes, b.memory.bytes) << cut;
+  EXPECT_EQ(a.flows.time_ns, b.flows.time_ns) << cut;
+  EXPECT_EQ(a.flows.category, b.flows.category) << cut;
+  EXPECT_EQ(a.flows.thread, b.flows.thread) << cut;
+  EXPECT_EQ(a.stats.events_seen, b.stats.events_seen) << cut;
+  EXPECT_EQ(a.stats.complete_events, b.stats.complete_events) << cut;
+  EXPECT_EQ(a.stats.unmatched_begin_end, b.stats.unmatched_begin_end) << cut;
+  EXPECT_EQ(a.stats.invalid_complete_events, b.stats.invalid_complete_events) << cut;
+  EXPECT_EQ(a.stats.counter_events, b.stats.counter_events) << cut;
+  EXPECT_EQ(a.stats.metadata_events, b.stats.metadata_events) << cut;
+  EXPECT_EQ(a.stats.memory_events, b.stats.memory_events) << cut;
+  EXPECT_EQ(a.stats.flow_events, b.stats.flow_events) << cut;
+  EXPECT_EQ(a.display_time_unit, b.display_time_unit) << cut;
+  EXPECT_EQ(a.base_time_ns, b.base_time_ns) << cut;
+  EXPECT_EQ(a.schema_version, b.schema_version) << cut;
+  EXPECT_EQ(one.top_level.other_keys, two.top_level.other_keys) << cut;
+  EXPECT_EQ(one.events_seen, two.events_seen) << cut;
+  ASSERT_EQ(one.notes.size(), two.notes.size()) << cut;
+  for (std::size_t n = 0; n < one.notes.size(); ++n) {
+    EXPECT_EQ(one.notes[n].what, two.notes[n].what) << cut;
+    EXPECT_EQ(one.notes[n].events, two.notes[n].events) << cut;
+    EXPECT_EQ(one.notes[n].first_byte_offset, two.notes[n].first_byte_offset) << cut;
+  }
+}
+
+class TwoPartImport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("stepscope_two_part_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    path_ = (dir_ / "trace.json").string();
+    text_ = trace_text();
+    std::ofstream(path_, std::ios::binary) << text_;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  std::string path_;
+  std::string text_;
+};
+
+TEST_F(TwoPartImport, EveryCutGivesTheTraceOfOneReading) {
+  const Loaded one = load(path_, std::nullopt);
+  ASSERT_GE(one.trace.events.size(), 8U);
+  ASSERT_GT(one.trace.stats.unmatched_begin_end, 0U);  // the E without a B, the open B
+  ASSERT_EQ(one.notes.size(), 1U);                     // the External id written as a string
+  for (std::uint64_t cut = 0; cut <= text_.size(); ++cut) {
+    expect_same(one, load(path_, cut), cut);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The later part fails (the file ends inside an event): the earlier part reads on and fails as
+// one reading does, at the same byte.
+TEST_F(TwoPartImport, AnErrorInTheLaterPartIsTheErrorOfOneReading) {
+  const std::string cut_text = text_.substr(0, text_.find("ncclKernel"));
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << cut_text;
+  auto first_error = [this](std::optional<std::uint64_t> split_at) {
+    auto source = io::open_byte_source(path_);
+    EXPECT_TRUE(source.ok());
+    Trace trace;
+    EventSplitter splitter(**source);
+    TraceBuilder builder(trace);
+    const Status status = split_at
+                              ? run_in_two_parts(splitter, builder, **source, *split_at, 64, {})
+                              : run_sequential(splitter, builder, {});
+    EXPECT_FALSE(status.ok());
+    return status.ok() ? Error{} : status.error();
+  };
+  const Error one = first_error(std::nullopt);
+  ASSERT_TRUE(one.byte_offset.has_value());
+  std::size_t cuts = 0;
+  for (std::size_t at = cut_text.find("\n  {"); at != std::string::npos;
+       at = cut_text.find("\n  {", at + 1)) {
+    const Error two = first_error(at + 3);
+    EXPECT_EQ(one.message, two.message) << "cut at " << at + 3;
+    EXPECT_EQ(one.byte_offset, two.byte_offset) << "cut at " << at + 3;
+    ++cuts;
+  }
+  EXPECT_GT(cuts, 5U);
+}
+
+TEST_F(TwoPartImport, TheSplitPointIsAnEventStartNearTheMiddle) {
+  const std::optional<std::uint64_t> split = split_point(text_);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_GE(*split, text_.size() / 2);
+  EXPECT_EQ(text_[*split], '{');
+  EXPECT_EQ(text_.substr(*split, 7), R"({"ph": )");
+}
+
+}  // namespace
+}  // namespace stepscope::kineto
