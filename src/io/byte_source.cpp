@@ -319,7 +319,8 @@ using FastGzipSource = GzipSource;
 
 class MemorySource final : public ByteSource {
  public:
-  MemorySource(const char* data, std::size_t size) : data_(data), size_(size) {}
+  MemorySource(const char* data, std::size_t size, bool padded)
+      : data_(data), size_(size), padded_(padded) {}
   Result<std::size_t> read(char* destination, std::size_t capacity) override {
     const std::size_t position = position_.load(std::memory_order_relaxed);
     const std::size_t got = std::min(capacity, size_ - position);
@@ -331,10 +332,14 @@ class MemorySource final : public ByteSource {
     return position_.load(std::memory_order_relaxed);
   }
   [[nodiscard]] std::uint64_t raw_bytes_total() const override { return size_; }
+  [[nodiscard]] std::string_view mapped() const override {
+    return padded_ ? std::string_view(data_, size_) : std::string_view();
+  }
 
  private:
   const char* data_;
   std::size_t size_;
+  bool padded_;
   std::atomic<std::size_t> position_{0};  // read by the progress tick on another thread
 };
 
@@ -396,7 +401,11 @@ Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path) {
 }
 
 std::unique_ptr<ByteSource> memory_byte_source(const char* data, std::size_t size) {
-  return std::make_unique<MemorySource>(data, size);
+  return std::make_unique<MemorySource>(data, size, false);
+}
+
+std::unique_ptr<ByteSource> padded_memory_byte_source(const char* data, std::size_t size) {
+  return std::make_unique<MemorySource>(data, size, true);
 }
 
 }  // namespace stepscope::io

@@ -39,4 +39,8 @@ Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path);
 // A source over bytes already in memory (tests, fuzzing, Python strings). Not owning.
 std::unique_ptr<ByteSource> memory_byte_source(const char* data, std::size_t size);
 
+// The same, read in place like a mapped file (mapped() is the bytes): the caller guarantees 64
+// readable bytes after data + size. For testing and fuzzing the readers of mappings.
+std::unique_ptr<ByteSource> padded_memory_byte_source(const char* data, std::size_t size);
+
 }  // namespace stepscope::io

@@ -95,6 +95,28 @@ TEST_F(BadInput, InvalidJsonGivesTheByteOffset) {
   EXPECT_EQ(*error.byte_offset, 16U);  // the event that holds the error starts here
 }
 
+// The splitter cuts events out ahead of the parser: a broken event it has already cut out
+// comes before the splitter's own error in the file, and is the error reported, whatever the
+// threads, and in a file large enough to be read in two parts.
+TEST_F(BadInput, AnEventErrorBeforeASplitterErrorIsReportedFirst) {
+  const std::string good =
+      R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 1, "dur": 1})";
+  const std::string bad = R"({"ph": "X", "ts": 1x})";  // brackets balance, the JSON does not
+  std::string text = "{\"traceEvents\": [" + good;
+  const std::size_t bad_at = text.size() + 2;
+  text += ", " + bad + ", " + good + " " + good + "]}";  // no comma between the last two
+  for (const std::size_t padding : {std::size_t{0}, std::size_t{40} << 20}) {
+    std::string padded = text;
+    if (padding > 0) {
+      std::string filler;
+      for (std::size_t i = 0; filler.size() < padding; ++i) filler += ", " + good;
+      padded.insert(padded.size() - 2, filler);
+    }
+    const Error error = expect_same_error_on_one_and_two_threads(write("early.json", padded));
+    EXPECT_EQ(error.byte_offset, bad_at) << error.describe();
+  }
+}
+
 TEST_F(BadInput, TruncatedJson) {
   const Error error = expect_error(write("cut.json", kGood.substr(0, kGood.size() - 10)));
   EXPECT_NE(error.message.find("truncated"), std::string::npos) << error.message;

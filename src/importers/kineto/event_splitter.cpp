@@ -162,14 +162,21 @@ Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
     constexpr std::size_t kLastEventRoom = 64 << 10;
     batch.text.reserve(std::min(target_bytes + kLastEventRoom, chunk_) + kPadding);
   }
+  std::optional<Error> failure;
   while (state_ != State::kDone && batch.bytes < target_bytes) {
-    STEPSCOPE_TRY(step(batch, target_bytes));
+    Result<bool> stepped = step(batch, target_bytes);
+    if (!stepped) {
+      failure = std::move(stepped).error();
+      break;
+    }
   }
   if (!batch.events.empty() && !in_place_) {
     batch.text.resize(batch.text.size() + kPadding, ' ');
     batch.base = batch.text.data();
   }
   batch.end_offset = base_offset_ + begin_;
+  // On an error the batch still holds the whole events before it, for the caller to read first.
+  if (failure) return std::move(*failure);
   return !batch.events.empty() || state_ != State::kDone;
 }
 
@@ -243,6 +250,9 @@ Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_b
   const std::size_t text_base =
       in_place_ ? static_cast<std::size_t>(data + run_begin - batch.base) : batch.text.size();
   bool incomplete = false;
+  // An event that cannot be cut out ends the run; the events before it stay in the batch, so
+  // that an error in one of them (earlier in the file) is still the one reported.
+  std::optional<Error> failure;
   for (;;) {  // at the '{' of an event
     if (stop_at_ && base_offset_ + begin_ >= *stop_at_) {
       if (base_offset_ + begin_ == *stop_at_) {
@@ -253,16 +263,22 @@ Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_b
       stop_at_.reset();  // no event starts there: this splitter reads to the end
     }
     bool ascii = false;
-    STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, scan_container(begin_, ascii));
+    Result<std::size_t> scanned = scan_container(begin_, ascii);
+    if (!scanned) {
+      failure = std::move(scanned).error();
+      break;
+    }
+    const std::size_t after = *scanned;
     if (after == kIncomplete) {
       incomplete = true;
       break;
     }
     // A buffer is refused at this size when it grows (fill()); a mapping never grows.
     if (after - begin_ > kMaxEventBytes) {
-      return error_at(begin_,
-                      "a single JSON value is larger than 1 GiB: not a profiler trace event",
-                      ErrorKind::kLimitExceeded);
+      failure =
+          error_at(begin_, "a single JSON value is larger than 1 GiB: not a profiler trace event",
+                   ErrorKind::kLimitExceeded);
+      break;
     }
     batch.events.push_back(EventSlice{static_cast<std::uint32_t>(text_base + begin_ - run_begin),
                                       static_cast<std::uint32_t>(after - begin_),
@@ -286,6 +302,7 @@ Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_b
     batch.text.insert(batch.text.end(), data + run_begin, data + run_end);
     batch.bytes = batch.text.size();
   }
+  if (failure) return std::move(*failure);
   if (incomplete) {
     STEPSCOPE_ASSIGN_OR_RETURN(const bool more, fill());
     if (!more) return error_at(begin_, "unexpected end of input inside an event: truncated");

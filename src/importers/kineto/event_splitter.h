@@ -71,7 +71,9 @@ class EventSplitter {
   explicit EventSplitter(io::ByteSource& source);
 
   // Fills `batch` with events until about `target_bytes` of text; false once none remain and the
-  // whole document has been checked. A batch of a mapped input points into the mapping.
+  // whole document has been checked. A batch of a mapped input points into the mapping. On an
+  // error, `batch` holds the events cut out before it: they come first in the file, so a reader
+  // reads them, and reports an error among them, before this one.
   Result<bool> next(EventBatch& batch, std::size_t target_bytes);
   // The caller has parsed `batch` and every batch before it: a mapped input may let their
   // pages go. Batches are done with in the order they were split.

@@ -173,15 +173,19 @@ class BatchFlow {
     Result<bool> more = splitter_.next(batch->text, kBatchBytes);
     lock.lock();
     splitting_ = false;
-    if (more && *more) {
+    // The events cut out before a splitter error are parsed and built first: an error among
+    // them comes earlier in the file.
+    if ((more && *more) || (!more && !batch->text.events.empty())) {
       batch->sequence = sequence_++;
       ++in_flight_;
       to_parse_.push_back(std::move(batch));
     } else {
+      spare_.push_back(std::move(batch));
+    }
+    if (!more || !*more) {
       if (!more) split_error_ = std::move(more).error();
       splitting_done_ = true;
       total_batches_ = sequence_;
-      spare_.push_back(std::move(batch));
     }
     changed_.notify_all();
   }
@@ -221,13 +225,15 @@ Status run_sequential(EventSplitter& splitter, TraceBuilder& builder, const Prog
   EventBatch batch;
   RawEvent event;
   for (;;) {
-    STEPSCOPE_ASSIGN_OR_RETURN(const bool more, splitter.next(batch, kBatchBytes));
-    if (!more) return Done{};
+    Result<bool> more = splitter.next(batch, kBatchBytes);
+    if (more && !*more) return Done{};
+    // After a splitter error too: the events before it come first.
     const std::string_view text = batch.padded();
     for (const EventSlice& slice : batch.events) {
       STEPSCOPE_TRY(parser.parse(text.data(), slice, text.size() - slice.offset, event));
       STEPSCOPE_TRY(build(builder, event));
     }
+    if (!more) return std::move(more).error();
     splitter.done_with(batch);
     if (tick) tick();
   }
