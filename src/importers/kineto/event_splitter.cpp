@@ -194,8 +194,9 @@ void EventSplitter::done_with(const EventBatch& batch) {
 void EventSplitter::finish_events_array() { state_ = after_events_; }
 
 void EventSplitter::start_at_event(std::uint64_t offset) {
-  // Only a mapping can be entered in the middle. Which form the document has (an object
-  // holding traceEvents, or the bare array) decides what may follow the array.
+  // Which form the document has (an object holding traceEvents, or the bare array) decides
+  // what may follow the array. A stream cannot be entered in the middle: run_in_two_parts
+  // reads those in one part.
   if (!in_place_) return;
   const char* first = skip_json_space(data_, data_ + end_);
   events_are_root_ = first < data_ + end_ && *first == '[';

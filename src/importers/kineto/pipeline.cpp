@@ -274,6 +274,8 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
 Status run_in_two_parts(EventSplitter& splitter, TraceBuilder& builder, io::ByteSource& source,
                         std::uint64_t split_at, std::size_t expected_events,
                         const ProgressTick& tick) {
+  // Only a mapping can be entered in the middle.
+  if (source.mapped().empty()) return run_sequential(splitter, builder, tick);
   Trace later_trace;
   EventSplitter later(source);
   later.start_at_event(split_at);
