@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstring>
-#include <string>
 
 namespace stepscope::io {
 

@@ -182,13 +182,18 @@ Result<bool> EventSplitter::next(EventBatch& batch, std::size_t target_bytes) {
 
 void EventSplitter::done_with(const EventBatch& batch) {
   // Released in steps of a few megabytes: often enough that the mapping's share of peak memory
-  // stays small, rarely enough that the madvise calls cost nothing measurable.
+  // stays small, rarely enough that the madvise calls cost nothing measurable. Only released_to_
+  // is touched here: in the pipeline another thread may be splitting meanwhile.
   constexpr std::uint64_t kReleaseStep = std::uint64_t{8} << 20;
-  if (!in_place_) return;
-  const bool last = state_ == State::kDone;
-  if (batch.end_offset < released_to_ + kReleaseStep && !last) return;
+  if (!in_place_ || batch.end_offset < released_to_ + kReleaseStep) return;
   source_.release(released_to_, batch.end_offset);
   released_to_ = batch.end_offset;
+}
+
+void EventSplitter::done_with_all() {
+  if (!in_place_ || base_offset_ + begin_ <= released_to_) return;
+  source_.release(released_to_, base_offset_ + begin_);
+  released_to_ = base_offset_ + begin_;
 }
 
 void EventSplitter::finish_events_array() { state_ = after_events_; }

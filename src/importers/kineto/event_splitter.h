@@ -78,6 +78,9 @@ class EventSplitter {
   // The caller has parsed `batch` and every batch before it: a mapped input may let their
   // pages go. Batches are done with in the order they were split.
   void done_with(const EventBatch& batch);
+  // The same for everything split so far, once no thread is splitting (the progress then counts
+  // the tail of the input as well).
+  void done_with_all();
 
   // Reading a mapped trace in two parts at once (pipeline.h, run_in_two_parts). The later
   // part's splitter starts at `offset`, taken to be the start of an event in the event array;

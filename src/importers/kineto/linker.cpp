@@ -1,7 +1,6 @@
 #include "importers/kineto/linker.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>

@@ -57,8 +57,8 @@ std::size_t expected_events(const io::ByteSource& source) {
 }
 
 // A mapped trace this large is read in two parts at once, one per thread: each part is read as
-// one thread reads a trace, with nothing handed between threads per event (the pipeline's
-// hand-over of parsed events costs it a tenth of its time on two threads). Smaller ones, and
+// one thread reads a trace, with nothing handed between threads per event (with the pipeline's
+// hand-over of parsed events, two threads spend about a tenth more CPU than one). Smaller ones, and
 // streams, which cannot be entered in the middle, take the pipeline.
 constexpr std::uint64_t kTwoPartsFromBytes = 32ULL << 20;
 

@@ -226,7 +226,10 @@ Status run_sequential(EventSplitter& splitter, TraceBuilder& builder, const Prog
   RawEvent event;
   for (;;) {
     Result<bool> more = splitter.next(batch, kBatchBytes);
-    if (more && !*more) return Done{};
+    if (more && !*more) {
+      splitter.done_with_all();
+      return Done{};
+    }
     // After a splitter error too: the events before it come first.
     const std::string_view text = batch.padded();
     for (const EventSlice& slice : batch.events) {
@@ -266,6 +269,7 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
   }
   flow.cancel();
   for (std::thread& worker : parsing) worker.join();
+  splitter.done_with_all();
   if (!status) return status;
   if (std::optional<Error> error = flow.split_error()) return *error;
   return Done{};

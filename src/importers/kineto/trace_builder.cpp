@@ -429,7 +429,7 @@ void TraceBuilder::absorb_begins_and_ends(TraceBuilder& later, EventIndex first_
   }
 }
 
-void TraceBuilder::absorb(TraceBuilder& later, unsigned threads_to_use) {
+void TraceBuilder::absorb(TraceBuilder& later, unsigned workers) {
   const Trace& part = later.trace_;
   // Strings in the later part's order of first use: the same order one reading interns them.
   std::vector<StringId> strings(part.strings.size());
@@ -438,7 +438,7 @@ void TraceBuilder::absorb(TraceBuilder& later, unsigned threads_to_use) {
   }
   const std::vector<std::uint32_t> threads = absorb_threads(later);
   const auto first_event = static_cast<EventIndex>(trace_.events.size());
-  absorb_events(part, strings, threads, threads_to_use);
+  absorb_events(part, strings, threads, workers);
   absorb_rows(part, strings, threads);
   absorb_begins_and_ends(later, first_event, threads);
   ImportStats& stats = trace_.stats;

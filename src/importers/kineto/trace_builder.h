@@ -33,7 +33,7 @@ class TraceBuilder {
   // Appends what `later` built from the part after this builder's, exactly as if this builder
   // had read it: strings and threads renumbered in order of first use, rows moved, `E` events
   // matched against the `B` events still open here, counts and notes added.
-  void absorb(TraceBuilder& later, unsigned threads = 1);
+  void absorb(TraceBuilder& later, unsigned workers = 1);
   // What was accepted rather than refused, for the TraceSet's notes.
   [[nodiscard]] const ImportNotes& notes() const { return notes_; }
 
