@@ -1,5 +1,6 @@
 // libFuzzer target: whatever the fast event parser accepts, simdjson must accept too, with the
-// same fields (the fast path may only decline, never disagree).
+// same fields (the fast path may only decline, never disagree); and read where it lies, the
+// fast parser must agree with itself reading the event measured.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "importers/kineto/container_scanner.h"
 #include "importers/kineto/decimal.h"
 #include "importers/kineto/event_parser.h"
 #include "importers/kineto/fast_event_parser.h"
@@ -34,12 +36,29 @@ bool same(const stepscope::kineto::RawEvent& a, const stepscope::kineto::RawEven
          a.tolerated_count == b.tolerated_count;  // the fast path accepts no tolerated field
 }
 
+// Read where it lies, with the rest of the input after it, the fast parser must end the event
+// where the bracket scan does and read what it reads from the measured text.
+void check_reading_at(const std::vector<char>& buffer, std::size_t size) {
+  stepscope::kineto::RawEvent at;
+  const std::size_t length =
+      stepscope::kineto::fast_parse_event_at(buffer.data(), buffer.data() + size, at);
+  if (length == 0) return;
+  stepscope::kineto::RawEvent measured;
+  if (length != stepscope::kineto::find_container_end(buffer.data(), size) ||
+      !stepscope::kineto::fast_parse_event(buffer.data(), length, measured) ||
+      !same(at, measured)) {
+    std::fprintf(stderr, "reading at an event disagrees with reading it measured\n");
+    std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0 || data[0] != '{' || size > (1U << 20)) return 0;
   std::vector<char> buffer(size + 64, ' ');
   std::memcpy(buffer.data(), data, size);
+  check_reading_at(buffer, size);
   stepscope::kineto::RawEvent fast;
   if (!stepscope::kineto::fast_parse_event(buffer.data(), size, fast)) return 0;
   stepscope::kineto::EventParser slow_parser(false);

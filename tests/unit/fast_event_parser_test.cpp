@@ -324,3 +324,61 @@ TEST(FastEventParser, SkipsNestingUpToItsDepthLimitAndDeclinesBeyond) {
 
 }  // namespace
 }  // namespace stepscope::kineto
+
+namespace stepscope::kineto {
+namespace {
+
+// Read where it lies (fast_parse_event_at), an event's end is found by the parser itself: it
+// must be where the bracket scan ends it, with the fields read from the measured text, whatever
+// follows it; and it must decline whatever fast_parse_event declines.
+TEST(FastEventParser, ReadingAtAnEventEndsItWhereTheBracketScanDoes) {
+  const std::string base =
+      R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1661203463029566.5, "dur": 7, "args": {"External id": 18, "stream": 7, "grid": [8, 1, 1], "Input Dims": [[1, 2]], "note": "a\"b"}})";
+  const std::string after = R"(, {"ph": "X", "name": "next"}])";
+  std::mt19937 random(11);
+  const std::string alphabet = "{}[]\",:0123456789.-eE \\abx";
+  std::size_t accepted = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string event = base;
+    const int edits = static_cast<int>(random() % 3);
+    for (int k = 0; k < edits; ++k) {
+      event[random() % event.size()] = alphabet[random() % alphabet.size()];
+    }
+    const std::string text = event + after;
+    const std::string padded = text + std::string(64, ' ');
+    RawEvent at;
+    const std::size_t length = fast_parse_event_at(padded.data(), padded.data() + text.size(), at);
+    if (length == 0) continue;
+    ++accepted;
+    ASSERT_EQ(length, find_container_end(padded.data(), text.size())) << text;
+    RawEvent measured;
+    ASSERT_TRUE(fast_parse_event(padded.data(), length, measured)) << text;
+    expect_same(at, measured, text);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(accepted, 1000U);  // the unmutated event among them
+}
+
+std::size_t read_at(const std::string& event) {
+  const std::string padded = event + std::string(64, ' ');
+  RawEvent out;
+  return fast_parse_event_at(padded.data(), padded.data() + event.size(), out);
+}
+
+TEST(FastEventParser, ReadingAtAnEventDeclinesBytesAboveAscii) {
+  for (const std::string event :
+       {R"({"ph": "X", "name": "naïve"})", R"({"ph": "X", "args": {"note": "✓"}})"}) {
+    EXPECT_EQ(read_at(event), 0U) << event;
+    // Measured and checked as UTF-8, the same event is read.
+    EXPECT_TRUE(fast_accepts(event)) << event;
+  }
+  // Escaped, the byte is still no valid UTF-8 on its own (found by fuzz_event_parsers).
+  const std::string escaped = std::string(R"({"ph": "X", "args": {"a\)") + '\xd5' + R"(": 1}})";
+  EXPECT_EQ(read_at(escaped), 0U);
+  EXPECT_FALSE(fast_accepts(escaped));
+  const std::string ascii = R"({"ph": "X", "name": "naive"})";
+  EXPECT_EQ(read_at(ascii), ascii.size());
+}
+
+}  // namespace
+}  // namespace stepscope::kineto

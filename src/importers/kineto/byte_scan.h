@@ -25,8 +25,12 @@ inline const char* skip_json_space_portable(const char* p, const char* end) {
   while (p < end && is_json_space(*p)) ++p;
   return p;
 }
-inline const char* find_string_special_portable(const char* p, const char* end) {
-  while (p < end && !is_string_special(*p)) ++p;
+inline const char* find_string_special_portable(const char* p, const char* end,
+                                                bool stop_at_high = false) {
+  while (p < end && !is_string_special(*p) &&
+         !(stop_at_high && static_cast<unsigned char>(*p) >= 0x80)) {
+    ++p;
+  }
   return p;
 }
 
@@ -58,9 +62,11 @@ inline const char* skip_json_space(const char* p, const char* end) {
 }
 
 // The first '"', '\\' or control byte (below 0x20, which JSON forbids in strings) in [p, end),
-// or `end`.
-inline const char* find_string_special(const char* p, const char* end) {
+// or `end`. `stop_at_high`: a byte above 0x7F stops it too, for a reader that has not checked
+// the text's UTF-8 and leaves anything but ASCII to a parser that does.
+inline const char* find_string_special(const char* p, const char* end, bool stop_at_high = false) {
 #if defined(__SSE2__)
+  const std::uint32_t high_mask = stop_at_high ? 0xFFFFU : 0U;
   for (; p < end; p += 16) {
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // Unsigned "below 0x20": the byte equals its minimum with 0x1F.
@@ -68,12 +74,13 @@ inline const char* find_string_special(const char* p, const char* end) {
     const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')),
                                                       _mm_cmpeq_epi8(block, _mm_set1_epi8('\\'))),
                                          control);
-    const auto found = static_cast<std::uint32_t>(_mm_movemask_epi8(special));
+    const auto found = static_cast<std::uint32_t>(_mm_movemask_epi8(special)) |
+                       (static_cast<std::uint32_t>(_mm_movemask_epi8(block)) & high_mask);
     if (found != 0) return std::min(p + std::countr_zero(found), end);
   }
   return end;
 #else
-  return find_string_special_portable(p, end);
+  return find_string_special_portable(p, end, stop_at_high);
 #endif
 }
 

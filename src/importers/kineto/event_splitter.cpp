@@ -243,6 +243,48 @@ void EventSplitter::append_later_part(const EventSplitter& later) {
   state_ = later.state_;
 }
 
+// The end of the event at begin_ (kIncomplete when the buffer ends first), and whether it is
+// all ASCII.
+Result<std::size_t> EventSplitter::measure_event(bool& ascii) const {
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, scan_container(begin_, ascii));
+  // A buffer is refused at this size when it grows (fill()); a mapping never grows.
+  if (after != kIncomplete && after - begin_ > kMaxEventBytes) {
+    return error_at(begin_, "a single JSON value is larger than 1 GiB: not a profiler trace event",
+                    ErrorKind::kLimitExceeded);
+  }
+  return after;
+}
+
+// The event at begin_ cut out into the batch, its slice at `slice_base + begin_`: the offset
+// just past it, or kIncomplete.
+Result<std::size_t> EventSplitter::cut_event(EventBatch& batch, std::size_t slice_base) {
+  bool ascii = false;
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, measure_event(ascii));
+  if (after == kIncomplete) return kIncomplete;
+  batch.events.push_back(EventSlice{static_cast<std::uint32_t>(slice_base + begin_),
+                                    static_cast<std::uint32_t>(after - begin_),
+                                    base_offset_ + begin_, ascii});
+  return after;
+}
+
+// The event at begin_ handed to reader_ where it lies. One it declines is measured as
+// cut_event() measures it, with the same errors, and handed over with its length.
+Result<std::size_t> EventSplitter::read_event_in_place() {
+  // The reader sees no further than an event may reach, so that a longer one is declined and
+  // then refused by measure_event().
+  const char* limit = data_ + std::min(end_, begin_ + kMaxEventBytes);
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t length,
+                             reader_->read_at(data_ + begin_, limit, base_offset_ + begin_));
+  if (length != 0) return begin_ + length;
+  bool ascii = false;
+  STEPSCOPE_ASSIGN_OR_RETURN(const std::size_t after, measure_event(ascii));
+  if (after == kIncomplete) return kIncomplete;
+  const EventSlice slice{0, static_cast<std::uint32_t>(after - begin_), base_offset_ + begin_,
+                         ascii};
+  STEPSCOPE_TRY(reader_->read_measured(data_ + begin_, slice, end_ - begin_ + kPadding));
+  return after;
+}
+
 // Events one after another while each is whole in the buffer and the batch wants more, without
 // a trip through the state machine per event; they are copied into the batch in one piece,
 // with the separators between them, which no slice covers.
@@ -268,27 +310,17 @@ Result<bool> EventSplitter::split_events(EventBatch& batch, std::size_t target_b
       }
       stop_at_.reset();  // no event starts there: this splitter reads to the end
     }
-    bool ascii = false;
-    Result<std::size_t> scanned = scan_container(begin_, ascii);
-    if (!scanned) {
-      failure = std::move(scanned).error();
+    Result<std::size_t> cut =
+        reader_ != nullptr ? read_event_in_place() : cut_event(batch, text_base - run_begin);
+    if (!cut) {
+      failure = std::move(cut).error();
       break;
     }
-    const std::size_t after = *scanned;
+    const std::size_t after = *cut;
     if (after == kIncomplete) {
       incomplete = true;
       break;
     }
-    // A buffer is refused at this size when it grows (fill()); a mapping never grows.
-    if (after - begin_ > kMaxEventBytes) {
-      failure =
-          error_at(begin_, "a single JSON value is larger than 1 GiB: not a profiler trace event",
-                   ErrorKind::kLimitExceeded);
-      break;
-    }
-    batch.events.push_back(EventSlice{static_cast<std::uint32_t>(text_base + begin_ - run_begin),
-                                      static_cast<std::uint32_t>(after - begin_),
-                                      base_offset_ + begin_, ascii});
     ++events_seen_;
     begin_ = after;
     run_end = after;

@@ -66,6 +66,19 @@ struct TopLevelFields {
   std::optional<std::uint64_t> unterminated_array_at;
 };
 
+// Reads each event where it lies as the splitter reaches it, on the splitting thread, so that a
+// mapped input's events need no batch of slices and no bracket scan of their own.
+class InPlaceReader {
+ public:
+  virtual ~InPlaceReader() = default;
+  // Reads the event at `text` (its '{'; the input goes on to `end`): its length, or 0 when it
+  // declines, and the splitter then measures the event and hands it to read_measured().
+  virtual Result<std::size_t> read_at(const char* text, const char* end,
+                                      std::uint64_t file_offset) = 0;
+  // A declined event, measured: `slice` counts from `text`, readable for `capacity` bytes.
+  virtual Status read_measured(const char* text, const EventSlice& slice, std::size_t capacity) = 0;
+};
+
 class EventSplitter {
  public:
   explicit EventSplitter(io::ByteSource& source);
@@ -75,6 +88,12 @@ class EventSplitter {
   // error, `batch` holds the events cut out before it: they come first in the file, so a reader
   // reads them, and reports an error among them, before this one.
   Result<bool> next(EventBatch& batch, std::size_t target_bytes);
+  // A mapped input's events then go to `reader` as they are reached, not into batches (which
+  // keep their size and offsets, for releasing pages and for progress). Ignored for a stream.
+  void read_in_place_with(InPlaceReader* reader) {
+    if (in_place_) reader_ = reader;
+  }
+
   // The caller has parsed `batch` and every batch before it: a mapped input may let their
   // pages go. Batches are done with in the order they were split.
   void done_with(const EventBatch& batch);
@@ -116,6 +135,9 @@ class EventSplitter {
   Result<bool> step(EventBatch& batch, std::size_t target_bytes);
   // Cuts out consecutive events starting at the '{' at begin_.
   Result<bool> split_events(EventBatch& batch, std::size_t target_bytes);
+  Result<std::size_t> measure_event(bool& ascii) const;
+  Result<std::size_t> cut_event(EventBatch& batch, std::size_t slice_base);
+  Result<std::size_t> read_event_in_place();
   // Ensures at least one unread byte after skipping whitespace; false at the end of input.
   Result<bool> next_significant_byte();
   Result<bool> fill();
@@ -138,7 +160,8 @@ class EventSplitter {
   std::unique_ptr<char[]> buffer_;
   // The bytes scanned: buffer_, or the whole input when the source maps it.
   const char* data_ = nullptr;
-  bool in_place_ = false;          // the input is mapped: batches point into it instead of copying
+  bool in_place_ = false;  // the input is mapped: batches point into it instead of copying
+  InPlaceReader* reader_ = nullptr;
   std::uint64_t released_to_ = 0;  // done_with() released the input before this offset
   std::optional<std::uint64_t> stop_at_;
   bool reached_stop_ = false;

@@ -23,6 +23,7 @@ bool is_number_char(char c) {
   return is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20; }
+bool is_ascii(char c) { return static_cast<unsigned char>(c) < 0x80; }
 
 const char* skip_digits(const char* p, const char* end) {
   while (p < end && is_digit(*p)) ++p;
@@ -32,7 +33,9 @@ const char* skip_digits(const char* p, const char* end) {
 // A cursor over one event's text; every read either succeeds or declines the whole event.
 class Cursor {
  public:
-  Cursor(const char* text, std::size_t length) : at_(text), end_(text + length) {}
+  // `ascii_only`: a string holding a byte above 0x7F declines the event (its UTF-8 unchecked).
+  Cursor(const char* text, const char* end, bool ascii_only = false)
+      : at_(text), end_(end), ascii_only_(ascii_only) {}
 
   void skip_spaces() { at_ = skip_json_space(at_, end_); }
   bool consume(char c) {
@@ -59,16 +62,16 @@ class Cursor {
     escaped = false;
     const char* p = begin;
     for (;;) {
-      p = find_string_special(p, end_);
+      p = find_string_special(p, end_, ascii_only_);
       if (p == end_) return false;
       if (*p == '"') {
         text = std::string_view(begin, static_cast<std::size_t>(p - begin));
         at_ = p + 1;
         return true;
       }
-      if (*p != '\\') return false;  // a control character
+      if (*p != '\\') return false;  // a control character, or not ASCII
       escaped = true;
-      if (end_ - p < 2 || is_control(p[1])) return false;
+      if (end_ - p < 2 || is_control(p[1]) || (ascii_only_ && !is_ascii(p[1]))) return false;
       p += 2;
     }
   }
@@ -280,6 +283,7 @@ class Cursor {
 
   const char* at_;
   const char* end_;
+  bool ascii_only_;
 };
 
 // Reads `{"key": value, ...}`, handing each key to `field`, which reads its value.
@@ -474,9 +478,17 @@ bool fast_parse_event(const char* text, std::size_t length, RawEvent& out, bool 
   if (!ascii && !simdjson::validate_utf8(text, length)) return false;
   // Control characters need no pass of their own: outside strings the cursor accepts only
   // structure, literals, numbers and whitespace, and string() refuses them inside strings.
-  Cursor cursor(text, length);
+  Cursor cursor(text, text + length);
   const bool parsed = object(cursor, [&](std::string_view key) { return field(cursor, key, out); });
   return parsed && cursor.at_end();
+}
+
+std::size_t fast_parse_event_at(const char* text, const char* end, RawEvent& out) {
+  // Outside strings the cursor accepts only ASCII (structure, literals, numbers, whitespace);
+  // inside them it stops at a byte above 0x7F. An event it reads is therefore ASCII, valid UTF-8.
+  Cursor cursor(text, end, /*ascii_only=*/true);
+  const bool parsed = object(cursor, [&](std::string_view key) { return field(cursor, key, out); });
+  return parsed ? static_cast<std::size_t>(cursor.position() - text) : 0;
 }
 
 }  // namespace stepscope::kineto

@@ -16,4 +16,11 @@ namespace stepscope::kineto {
 // `ascii`: the caller found every byte below 0x80, so the UTF-8 check is skipped.
 bool fast_parse_event(const char* text, std::size_t length, RawEvent& out, bool ascii = false);
 
+// The same for an event whose end is not known yet: reads the object that starts at `text` (a
+// '{') and answers its length, or 0 to decline. It also declines any byte above 0x7F, leaving
+// the UTF-8 check to the other path. [text, end) is the rest of the input, and 64 bytes past
+// `end` must be readable. For the events it accepts, the length is where a bracket scan would
+// end the event and `out` is what fast_parse_event gives for that text.
+std::size_t fast_parse_event_at(const char* text, const char* end, RawEvent& out);
+
 }  // namespace stepscope::kineto

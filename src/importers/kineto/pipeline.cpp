@@ -10,6 +10,7 @@
 
 #include "importers/kineto/byte_scan.h"
 #include "importers/kineto/event_parser.h"
+#include "importers/kineto/fast_event_parser.h"
 
 namespace stepscope::kineto {
 
@@ -81,6 +82,33 @@ Status build(TraceBuilder& builder, const RawEvent& event) {
   }
   return Done{};
 }
+
+// Parses and builds each event of a mapped input where the splitter reaches it: the fast parser
+// finds the event's end itself, so the bracket scan runs only over the events it declines.
+class BuildingReader final : public InPlaceReader {
+ public:
+  BuildingReader(EventParser& parser, TraceBuilder& builder) : parser_(parser), builder_(builder) {}
+
+  Result<std::size_t> read_at(const char* text, const char* end,
+                              std::uint64_t file_offset) override {
+    std::construct_at(&event_);  // in place: no temporary copied over it
+    const std::size_t length = fast_parse_event_at(text, end, event_);
+    if (length == 0) return std::size_t{0};
+    event_.file_offset = file_offset;
+    event_.length = length;
+    STEPSCOPE_TRY(build(builder_, event_));
+    return length;
+  }
+  Status read_measured(const char* text, const EventSlice& slice, std::size_t capacity) override {
+    STEPSCOPE_TRY(parser_.parse(text, slice, capacity, event_));
+    return build(builder_, event_);
+  }
+
+ private:
+  EventParser& parser_;
+  TraceBuilder& builder_;
+  RawEvent event_;
+};
 
 // Batches flow split -> parse -> build, on as many threads as there are cores and no more: any
 // thread splits the next batch when the splitter is free, parses what is waiting, and one of
@@ -222,6 +250,8 @@ class BatchFlow {
 
 Status run_sequential(EventSplitter& splitter, TraceBuilder& builder, const ProgressTick& tick) {
   EventParser parser;
+  BuildingReader reader(parser, builder);
+  splitter.read_in_place_with(&reader);  // a mapped input's batches then come back empty
   EventBatch batch;
   RawEvent event;
   for (;;) {
