@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,19 @@ class ByteSource {
   // mapped source lets the pages wholly inside go, so that the mapping never holds more than a
   // few megabytes of the process's memory. Readers of disjoint ranges may call it at once.
   virtual void release(std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
+
+  // A source whose output grows in place while it is read (inflate_ahead.h): mapped() is what
+  // it holds so far, and wait_for_more() waits for more of it.
+  [[nodiscard]] virtual bool grows() const { return false; }
+  struct Growth {
+    std::uint64_t size = 0;  // readable from mapped().data(), 64 bytes of padding after it
+    bool complete = false;   // size is the whole input
+    // Where another reader takes over the reading (the events from there on are its), told
+    // once, with the end of the input.
+    std::optional<std::uint64_t> handed_over_from;
+  };
+  // Blocks until more than `have` bytes are readable, or the input is complete, or failed.
+  virtual Result<Growth> wait_for_more(std::uint64_t have) { return Growth{have, true, {}}; }
 };
 
 // Opens a file; gzip input (recognised by its magic bytes) is decompressed on the fly,

@@ -35,6 +35,14 @@ std::string describe_byte(char c) {
 }  // namespace
 
 EventSplitter::EventSplitter(io::ByteSource& source) : source_(source) {
+  // A text that grows in place is read where it lies as it grows (fill() waits for more).
+  if (source.grows()) {
+    const std::string_view so_far = source.mapped();
+    data_ = so_far.data();
+    end_ = so_far.size();
+    in_place_ = true;
+    return;
+  }
   // A mapped file is scanned where it lies, whole: nothing is ever read into a buffer.
   if (const std::string_view whole = source.mapped(); !whole.empty()) {
     data_ = whole.data();
@@ -62,6 +70,7 @@ Error EventSplitter::error_at(std::size_t position, std::string message, ErrorKi
 
 Result<bool> EventSplitter::fill() {
   if (eof_) return false;
+  if (in_place_) return wait_for_more();
   if (begin_ > 0) {  // drop consumed bytes
     std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     base_offset_ += begin_;
@@ -85,6 +94,16 @@ Result<bool> EventSplitter::fill() {
   }
   end_ += got;
   std::memset(buffer_.get() + end_, ' ', kPadding);
+  return true;
+}
+
+Result<bool> EventSplitter::wait_for_more() {
+  STEPSCOPE_ASSIGN_OR_RETURN(const io::ByteSource::Growth growth, source_.wait_for_more(end_));
+  // Another reader reads the events from there on (pipeline.h, run_inflating_ahead).
+  if (growth.handed_over_from) stop_at_event(*growth.handed_over_from);
+  eof_ = growth.complete;
+  if (growth.size <= end_) return false;
+  end_ = static_cast<std::size_t>(growth.size);
   return true;
 }
 

@@ -141,6 +141,7 @@ class EventSplitter {
   // Ensures at least one unread byte after skipping whitespace; false at the end of input.
   Result<bool> next_significant_byte();
   Result<bool> fill();
+  Result<bool> wait_for_more();  // in place, a text that grows
   void grow(std::size_t capacity);
   // Scans a whole JSON value at begin_; returns its end or npos if the buffer ends first.
   Result<std::size_t> scan_value(std::size_t position) const;

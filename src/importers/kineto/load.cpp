@@ -10,6 +10,7 @@
 #include "importers/kineto/pipeline.h"
 #include "importers/kineto/trace_builder.h"
 #include "io/byte_source.h"
+#include "io/inflate_ahead.h"
 #include "stepscope/load.h"
 
 namespace stepscope {
@@ -68,10 +69,17 @@ std::optional<std::uint64_t> two_part_split(const io::ByteSource& source, unsign
   return kineto::split_point(mapped);
 }
 
-// `notes`, when given, receives what the importer accepted rather than refused.
+// A .json.gz this large (by its gzip trailer) is inflated ahead into memory on one thread while
+// the other reads behind it, which then reads a later part (io/inflate_ahead.h); larger ones are
+// streamed, so that the text is never held whole.
+constexpr std::uint64_t kInflateAheadUpToBytes = 256ULL << 20;
+
+// `notes`, when given, receives what the importer accepted rather than refused. `inflating`:
+// the source is a .json.gz inflated ahead.
 Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
                                const LoadOptions& options,
-                               std::vector<std::string>* notes = nullptr) {
+                               std::vector<std::string>* notes = nullptr,
+                               io::InflatingBuffer* inflating = nullptr) {
   Trace trace;
   trace.source_path = name;
   kineto::EventSplitter splitter(source);
@@ -82,7 +90,10 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   };
   const unsigned threads = effective_threads(options, source);
   Status status = Done{};
-  if (const std::optional<std::uint64_t> split = two_part_split(source, threads)) {
+  if (inflating != nullptr) {
+    status =
+        kineto::run_inflating_ahead(splitter, builder, *inflating, expected_events(source), tick);
+  } else if (const std::optional<std::uint64_t> split = two_part_split(source, threads)) {
     status =
         kineto::run_in_two_parts(splitter, builder, source, *split, expected_events(source), tick);
   } else if (threads >= 2) {
@@ -188,15 +199,36 @@ Result<TraceSet> load_folder(const std::string& folder, const LoadOptions& optio
   return set;
 }
 
-Result<Trace> load_trace_file_unguarded(const std::string& path, const LoadOptions& options,
-                                        std::vector<std::string>* notes) {
+// A .json.gz read with two threads, inflated ahead; nothing when it does not take that way, or
+// when its text outgrew its gzip trailer's size (then it is streamed).
+std::optional<Result<Trace>> load_inflating_ahead(const std::string& path,
+                                                  const LoadOptions& options,
+                                                  std::vector<std::string>* notes) {
+  if (options.threads == 1 || path == "-") return std::nullopt;
+  std::unique_ptr<io::InflatingBuffer> buffer =
+      io::inflating_buffer_for(path, kTwoPartsFromBytes, kInflateAheadUpToBytes);
+  if (!buffer) return std::nullopt;
+  Result<Trace> trace = load_from_source(*buffer, path, options, notes, buffer.get());
+  if (!trace && buffer->overflowed()) return std::nullopt;
+  return trace;
+}
+
+Result<Trace> load_opened(const std::string& path, const LoadOptions& options,
+                          std::vector<std::string>* notes) {
   Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(path);
   if (!source) {
     Error error = std::move(source).error();
     error.file = path;
     return error;
   }
-  Result<Trace> trace = load_from_source(**source, path, options, notes);
+  return load_from_source(**source, path, options, notes);
+}
+
+Result<Trace> load_trace_file_unguarded(const std::string& path, const LoadOptions& options,
+                                        std::vector<std::string>* notes) {
+  std::optional<Result<Trace>> inflated_ahead = load_inflating_ahead(path, options, notes);
+  Result<Trace> trace =
+      inflated_ahead ? std::move(*inflated_ahead) : load_opened(path, options, notes);
   if (trace && trace->rank_source != RankSource::kDistributedInfo) {
     if (auto rank = rank_from_file_name(fs::path(path).filename().string())) {
       trace->rank = *rank;

@@ -1,5 +1,6 @@
 #include "importers/kineto/pipeline.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -305,39 +306,91 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
   return Done{};
 }
 
+namespace {
+
+// The later part of a trace read in two: its own builder, continuing the earlier part's.
+struct LaterPart {
+  explicit LaterPart(std::size_t expected_events) : builder(trace) {
+    builder.reserve(expected_events / 2 + expected_events / 8);
+    builder.continue_earlier_part();
+  }
+  Trace trace;
+  TraceBuilder builder;
+  Status status = Done{};
+};
+
+// The earlier part has been read (`status`): the later part joins it when the earlier part
+// stopped where the later one started; otherwise the earlier part's reading is the reading.
+Status join_parts(EventSplitter& splitter, TraceBuilder& builder, Status status,
+                  const EventSplitter* later_splitter, LaterPart& later, const ProgressTick& tick) {
+  if (!status || !splitter.reached_stop() || later_splitter == nullptr) return status;
+  if (!later.status) {
+    // Its error may be no error of one reading (a cut inside a string): read on to see.
+    splitter.resume_after_stop();
+    return run_sequential(splitter, builder, tick);
+  }
+  builder.absorb(later.builder, 2);
+  splitter.append_later_part(*later_splitter);
+  return Done{};
+}
+
+}  // namespace
+
 Status run_in_two_parts(EventSplitter& splitter, TraceBuilder& builder, io::ByteSource& source,
                         std::uint64_t split_at, std::size_t expected_events,
                         const ProgressTick& tick) {
   // Only a mapping can be entered in the middle.
   if (source.mapped().empty()) return run_sequential(splitter, builder, tick);
-  Trace later_trace;
-  EventSplitter later(source);
-  later.start_at_event(split_at);
-  TraceBuilder later_builder(later_trace);
-  later_builder.reserve(expected_events / 2 + expected_events / 8);
-  later_builder.continue_earlier_part();
-  Status later_status = Done{};
-  std::thread reading_later([&] { later_status = run_sequential(later, later_builder, {}); });
+  LaterPart later(expected_events);
+  EventSplitter later_splitter(source);
+  later_splitter.start_at_event(split_at);
+  std::thread reading_later(
+      [&] { later.status = run_sequential(later_splitter, later.builder, {}); });
   splitter.stop_at_event(split_at);
   Status status = run_sequential(splitter, builder, tick);
   reading_later.join();
-  if (!status || !splitter.reached_stop()) return status;
-  if (!later_status) {
-    // Its error may be no error of one reading (a cut inside a string): read on to see.
-    splitter.resume_after_stop();
-    return run_sequential(splitter, builder, tick);
-  }
-  builder.absorb(later_builder, 2);
-  splitter.append_later_part(later);
-  return Done{};
+  return join_parts(splitter, builder, std::move(status), &later_splitter, later, tick);
 }
 
-std::optional<std::uint64_t> split_point(std::string_view mapped) {
+Status run_inflating_ahead(EventSplitter& splitter, TraceBuilder& builder,
+                           io::InflatingBuffer& buffer, std::size_t expected_events,
+                           const ProgressTick& tick) {
+  // Less than this left to read when the text is whole: the reader finishes it alone.
+  constexpr std::uint64_t kSmallestLaterPart = 4 << 20;
+  LaterPart later(expected_events);
+  std::unique_ptr<io::ByteSource> whole_text;
+  std::unique_ptr<EventSplitter> later_splitter;
+  std::atomic<bool> earlier_failed = false;
+  std::thread inflating([&] {
+    std::optional<std::uint64_t> later_from;
+    const bool inflated =
+        buffer.inflate_all([&later_from](std::string_view text, std::uint64_t unseen) {
+          if (text.size() - unseen >= kSmallestLaterPart) later_from = split_point(text, unseen);
+          return later_from;
+        });
+    if (!inflated || !later_from || earlier_failed) return;
+    const std::string_view text = buffer.text();
+    whole_text = io::padded_memory_byte_source(text.data(), text.size());
+    later_splitter = std::make_unique<EventSplitter>(*whole_text);
+    later_splitter->start_at_event(*later_from);
+    later.status = run_sequential(*later_splitter, later.builder, {});
+  });
+  Status status = run_sequential(splitter, builder, tick);
+  if (!status) earlier_failed = true;
+  inflating.join();
+  // Corrupt compressed data is the error to report, whatever the text it made looked like
+  // (a stream reports it as soon as it inflates that far).
+  if (std::optional<Error> corrupt = buffer.inflation_error(); !status && corrupt) return *corrupt;
+  return join_parts(splitter, builder, std::move(status), later_splitter.get(), later, tick);
+}
+
+std::optional<std::uint64_t> split_point(std::string_view mapped, std::uint64_t from) {
   // Searched this far past the middle; Kineto writes one event per few hundred bytes.
   constexpr std::size_t kSearch = 1 << 20;
-  const std::size_t from = mapped.size() / 2;
-  const std::size_t to = std::min(mapped.size(), from + kSearch);
-  for (std::size_t at = mapped.find('{', from); at < to; at = mapped.find('{', at + 1)) {
+  if (from >= mapped.size()) return std::nullopt;
+  const std::size_t middle = static_cast<std::size_t>(from + (mapped.size() - from) / 2);
+  const std::size_t to = std::min(mapped.size(), middle + kSearch);
+  for (std::size_t at = mapped.find('{', middle); at < to; at = mapped.find('{', at + 1)) {
     std::size_t before = at;
     while (before > 0 && is_json_space(mapped[before - 1])) --before;
     if (before == 0 || mapped[before - 1] != ',') continue;

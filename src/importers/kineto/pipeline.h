@@ -13,6 +13,7 @@
 #include "importers/kineto/event_splitter.h"
 #include "importers/kineto/trace_builder.h"
 #include "io/byte_source.h"
+#include "io/inflate_ahead.h"
 #include "stepscope/error.h"
 
 namespace stepscope::kineto {
@@ -32,9 +33,16 @@ Status run_in_two_parts(EventSplitter& splitter, TraceBuilder& builder, io::Byte
                         std::uint64_t split_at, std::size_t expected_events,
                         const ProgressTick& tick);
 
-// Where a mapped event array can likely be cut in two: the '{' of an element near the middle
-// (after `}`, `,` and whitespace), or nothing when none is near. A guess that the reading
-// itself verifies; a string that holds such bytes only costs the parallel reading.
-std::optional<std::uint64_t> split_point(std::string_view mapped);
+// A .json.gz inflated ahead (io/inflate_ahead.h): this thread reads the text in place as it
+// grows, while another inflates it; that one then reads a later part from an event start it
+// chooses past what this thread has been shown, and this thread absorbs it as above.
+Status run_inflating_ahead(EventSplitter& splitter, TraceBuilder& builder,
+                           io::InflatingBuffer& buffer, std::size_t expected_events,
+                           const ProgressTick& tick);
+
+// Where a mapped event array can likely be cut in two: the '{' of an element near the middle of
+// [from, end) (after `}`, `,` and whitespace), or nothing when none is near. A guess that the
+// reading itself verifies; a string that holds such bytes only costs the parallel reading.
+std::optional<std::uint64_t> split_point(std::string_view mapped, std::uint64_t from = 0);
 
 }  // namespace stepscope::kineto
