@@ -80,10 +80,16 @@ class TraceBuilder {
   bool later_part_ = false;
   std::vector<PendingEnd> pending_ends_;
 
-  void absorb_events(const Trace& later, const std::vector<StringId>& strings,
-                     const std::vector<std::uint32_t>& threads, unsigned workers);
-  void absorb_rows(const Trace& later, const std::vector<StringId>& strings,
-                   const std::vector<std::uint32_t>& threads);
+  // Ids of the later part to this part's: strings, threads, and the row bases of its tables.
+  struct AbsorbMaps {
+    const std::vector<StringId>& strings;
+    const std::vector<std::uint32_t>& threads;
+    std::int32_t args_base;
+    std::int32_t device_base;
+    std::int32_t collective_base;
+  };
+  void absorb_first_half(const Trace& later, const AbsorbMaps& maps);
+  void absorb_second_half(const Trace& later, const AbsorbMaps& maps);
   void absorb_begins_and_ends(TraceBuilder& later, EventIndex first_event,
                               const std::vector<std::uint32_t>& threads);
   std::vector<std::uint32_t> absorb_threads(const TraceBuilder& later);
