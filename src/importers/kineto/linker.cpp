@@ -208,11 +208,18 @@ void list_device_activities(EventTable& e) {
 
 void link_events(Trace& trace, ImportNotes& notes, unsigned threads) {
   EventTable& e = trace.events;
-  list_device_activities(e);
-  trace.stats.external_id_is_correlation = external_id_is_correlation(e);
+  // Four independent scans, two on each thread (about 20 ms on one thread for 3.8 M events).
+  LaunchSides sides;
+  parallel_for(2, threads, [&](std::size_t part) {
+    if (part == 0) {
+      sides = launch_sides(e);
+      e.launcher.assign(e.size(), kNoEvent);
+    } else {
+      list_device_activities(e);
+      trace.stats.external_id_is_correlation = external_id_is_correlation(e);
+    }
+  });
   const bool use_external_id = !trace.stats.external_id_is_correlation;
-  e.launcher.assign(e.size(), kNoEvent);
-  const LaunchSides sides = launch_sides(e);
   // The launch map is the largest piece: split in two halves of the ids, with the nesting and
   // the op map (together about as large as one half) after them.
   const std::int64_t middle = sides.range.min + (sides.range.max - sides.range.min) / 2;
