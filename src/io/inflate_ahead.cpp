@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <utility>
 
 namespace stepscope::io {
@@ -31,6 +32,17 @@ InflatingBuffer::InflatingBuffer(std::unique_ptr<ByteSource> gzip, char* region,
 InflatingBuffer::~InflatingBuffer() { ::munmap(region_, region_size_); }
 
 bool InflatingBuffer::inflate_all(const ChooseHandOver& choose) {
+  // On a thread of its own: running out of memory must reach the reader as an error, not end
+  // the process (nor leave the reader waiting).
+  try {
+    return inflate_all_or_throw(choose);
+  } catch (const std::bad_alloc&) {
+    fail(make_error(ErrorKind::kLimitExceeded, "out of memory inflating the gzip data"));
+    return false;
+  }
+}
+
+bool InflatingBuffer::inflate_all_or_throw(const ChooseHandOver& choose) {
   // A page of the region stays unwritten after the text: the readers' zero padding.
   const std::uint64_t room = region_size_ - page_;
   std::uint64_t inflated = 0;

@@ -58,6 +58,7 @@ class InflatingBuffer final : public ByteSource {
   Result<Growth> wait_for_more(std::uint64_t have) override;
 
  private:
+  bool inflate_all_or_throw(const ChooseHandOver& choose);
   void publish(std::uint64_t inflated);
   void fail(Error error);
 

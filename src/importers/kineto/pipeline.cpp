@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -319,6 +320,17 @@ struct LaterPart {
   Status status = Done{};
 };
 
+// The later part, read on a thread of its own: running out of memory there fails that part
+// only (the earlier part then reads on alone, and reports it if it runs out too), instead of
+// ending the process from a thread's uncaught exception.
+Status read_later_part(EventSplitter& splitter, TraceBuilder& builder) {
+  try {
+    return run_sequential(splitter, builder, {});
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorKind::kLimitExceeded, "out of memory reading the later part");
+  }
+}
+
 // The earlier part has been read (`status`): the later part joins it when the earlier part
 // stopped where the later one started; otherwise the earlier part's reading is the reading.
 Status join_parts(EventSplitter& splitter, TraceBuilder& builder, Status status,
@@ -344,8 +356,9 @@ Status run_in_two_parts(EventSplitter& splitter, TraceBuilder& builder, io::Byte
   LaterPart later(expected_events);
   EventSplitter later_splitter(source);
   later_splitter.start_at_event(split_at);
-  std::thread reading_later(
-      [&] { later.status = run_sequential(later_splitter, later.builder, {}); });
+  // A jthread: should this thread throw (out of memory), the other is joined, not abandoned.
+  std::jthread reading_later(
+      [&] { later.status = read_later_part(later_splitter, later.builder); });
   splitter.stop_at_event(split_at);
   Status status = run_sequential(splitter, builder, tick);
   reading_later.join();
@@ -361,7 +374,7 @@ Status run_inflating_ahead(EventSplitter& splitter, TraceBuilder& builder,
   std::unique_ptr<io::ByteSource> whole_text;
   std::unique_ptr<EventSplitter> later_splitter;
   std::atomic<bool> earlier_failed = false;
-  std::thread inflating([&] {
+  std::jthread inflating([&] {
     std::optional<std::uint64_t> later_from;
     const bool inflated =
         buffer.inflate_all([&later_from](std::string_view text, std::uint64_t unseen) {
@@ -373,7 +386,7 @@ Status run_inflating_ahead(EventSplitter& splitter, TraceBuilder& builder,
     whole_text = io::padded_memory_byte_source(text.data(), text.size());
     later_splitter = std::make_unique<EventSplitter>(*whole_text);
     later_splitter->start_at_event(*later_from);
-    later.status = run_sequential(*later_splitter, later.builder, {});
+    later.status = read_later_part(*later_splitter, later.builder);
   });
   Status status = run_sequential(splitter, builder, tick);
   if (!status) earlier_failed = true;
