@@ -30,6 +30,25 @@ void permute(const std::vector<EventIndex>& order, std::vector<T>& first, More&.
   (reorder(more), ...);
 }
 
+// The same for one column whose events from `first` on may still be in `later` (the later part's
+// column, read through `map`); `later` is emptied once gathered. `scratch` is reused from one
+// column to the next.
+template <typename T, typename Map>
+void gather(const std::vector<EventIndex>& order, std::size_t first, std::vector<T>& column,
+            std::vector<T>* later, const Map& map, std::vector<T>& scratch) {
+  scratch.resize(order.size());
+  if (later == nullptr) {
+    for (std::size_t k = 0; k < order.size(); ++k) scratch[k] = column[order[k]];
+  } else {
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const auto i = static_cast<std::size_t>(order[k]);
+      scratch[k] = i < first ? column[i] : static_cast<T>(map((*later)[i - first]));
+    }
+    std::vector<T>().swap(*later);
+  }
+  column.swap(scratch);
+}
+
 template <typename T>
 void keep_where(std::vector<T>& column, const std::vector<bool>& keep) {
   std::size_t out = 0;
@@ -325,17 +344,11 @@ void append_mapped(std::vector<T>& to, const std::vector<T>& from, const std::ve
 
 }  // namespace
 
-// Copying is mostly first touches of new pages: two halves, one per thread, that took about as
-// long as each other on the generated 1 GiB trace (51-54 and 55-58 ms).
+// Copying is mostly first touches of new pages: two halves, one per thread. The event columns
+// other than the times are not copied here but by the time-order permute (LaterColumns).
 void TraceBuilder::absorb_first_half(const Trace& later, const AbsorbMaps& maps) {
-  EventTable& e = trace_.events;
-  const EventTable& f = later.events;
-  append(e.start_ns, f.start_ns);
-  append(e.dur_ns, f.dur_ns);
-  append(e.stream, f.stream);
-  append(e.correlation, f.correlation);
-  append(e.event_class, f.event_class);
-  append(e.source_offset, f.source_offset);
+  append(trace_.events.start_ns, later.events.start_ns);
+  append(trace_.events.dur_ns, later.events.dur_ns);
   const std::size_t at = trace_.args.size();
   trace_.args.resize(at + later.args.size());
   for (std::size_t i = 0; i < later.args.size(); ++i) {
@@ -350,19 +363,6 @@ void TraceBuilder::absorb_first_half(const Trace& later, const AbsorbMaps& maps)
 }
 
 void TraceBuilder::absorb_second_half(const Trace& later, const AbsorbMaps& maps) {
-  EventTable& e = trace_.events;
-  const EventTable& f = later.events;
-  append(e.external_id, f.external_id);
-  append_mapped(e.name, f.name, maps.strings);
-  append_mapped(e.category, f.category, maps.strings);
-  append_mapped(e.thread, f.thread, maps.threads);
-  append(e.device, f.device);
-  append(e.source_length, f.source_length);
-  const std::size_t at = e.args_row.size();
-  e.args_row.resize(at + f.size());
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    e.args_row[at + i] = f.args_row[i] < 0 ? -1 : f.args_row[i] + maps.args_base;
-  }
   append(trace_.device_args, later.device_args);
   for (CollectiveArgs row : later.collective_args) {
     row.collective_name = maps.strings[row.collective_name];
@@ -387,6 +387,29 @@ void TraceBuilder::absorb_second_half(const Trace& later, const AbsorbMaps& maps
   append(flows.phase, flows_later.phase);
   append_mapped(flows.category, flows_later.category, maps.strings);
   append_mapped(flows.thread, flows_later.thread, maps.threads);
+}
+
+void TraceBuilder::append_later_columns() {
+  if (!later_columns_) return;
+  const LaterColumns& later = *later_columns_;
+  EventTable& e = trace_.events;
+  const EventTable& f = later.events;
+  append(e.stream, f.stream);
+  append(e.correlation, f.correlation);
+  append(e.event_class, f.event_class);
+  append(e.source_offset, f.source_offset);
+  append(e.external_id, f.external_id);
+  append_mapped(e.name, f.name, later.strings);
+  append_mapped(e.category, f.category, later.strings);
+  append_mapped(e.thread, f.thread, later.threads);
+  append(e.device, f.device);
+  append(e.source_length, f.source_length);
+  const std::size_t at = e.args_row.size();
+  e.args_row.resize(at + f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    e.args_row[at + i] = f.args_row[i] < 0 ? -1 : f.args_row[i] + later.args_base;
+  }
+  later_columns_.reset();
 }
 
 // The later part's unmatched `E` events close this part's open `B` events, in file order, as
@@ -443,6 +466,9 @@ void TraceBuilder::absorb(TraceBuilder& later, unsigned workers) {
     }
   });
   absorb_begins_and_ends(later, first_event, threads);
+  later_columns_ = std::make_unique<LaterColumns>(
+      LaterColumns{std::move(later.trace_.events), strings, threads, maps.args_base,
+                   static_cast<std::size_t>(first_event)});
   ImportStats& stats = trace_.stats;
   const ImportStats& more = part.stats;
   stats.events_seen += more.events_seen;
@@ -468,6 +494,7 @@ void TraceBuilder::drop_unmatched_begins() {
   std::size_t unmatched = 0;
   for (const auto& [thread, stack] : open_begins_) unmatched += stack.size();
   if (unmatched == 0) return;
+  append_later_columns();
   trace_.stats.unmatched_begin_end += unmatched;
   EventTable& e = trace_.events;
   std::vector<bool> keep(e.size());
@@ -490,19 +517,52 @@ void TraceBuilder::drop_unmatched_begins() {
 void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
   std::vector<EventIndex> order = time_order(e.start_ns, e.dur_ns, threads);
-  if (std::is_sorted(order.begin(), order.end())) return;
+  if (std::is_sorted(order.begin(), order.end())) {
+    append_later_columns();
+    return;
+  }
+  // The later part's columns, when absorb() left them where they are, are gathered from there.
+  LaterColumns* later = later_columns_.get();
+  EventTable* f = later != nullptr ? &later->events : nullptr;
+  const std::size_t first = later != nullptr ? later->first : e.size();
+  const auto same = [](auto value) { return value; };
+  const auto string_id = [later](StringId id) { return later->strings[id]; };
+  const auto thread = [later](std::uint32_t t) { return later->threads[t]; };
+  const auto args_row = [later](std::int32_t row) {
+    return row < 0 ? std::int32_t{-1} : row + later->args_base;
+  };
+  const auto of = [f](auto member) { return f != nullptr ? &(f->*member) : nullptr; };
   // Grouped by type, one scratch buffer per group, freed before the next; with two threads the
   // 8-byte columns go on one and the rest (about as many bytes) on the other.
   parallel_for(2, threads, [&](std::size_t part) {
     if (part == 0) {
-      permute(order, e.start_ns, e.dur_ns, e.stream, e.correlation, e.external_id);
+      permute(order, e.start_ns, e.dur_ns);
+      std::vector<std::int64_t> scratch;
+      gather(order, first, e.stream, of(&EventTable::stream), same, scratch);
+      gather(order, first, e.correlation, of(&EventTable::correlation), same, scratch);
+      gather(order, first, e.external_id, of(&EventTable::external_id), same, scratch);
       return;
     }
-    permute(order, e.source_offset);
-    permute(order, e.name, e.category, e.thread, e.source_length);
-    permute(order, e.device, e.args_row);
-    permute(order, e.event_class);
+    {
+      std::vector<std::uint64_t> scratch;
+      gather(order, first, e.source_offset, of(&EventTable::source_offset), same, scratch);
+    }
+    {
+      std::vector<std::uint32_t> scratch;
+      gather(order, first, e.name, of(&EventTable::name), string_id, scratch);
+      gather(order, first, e.category, of(&EventTable::category), string_id, scratch);
+      gather(order, first, e.thread, of(&EventTable::thread), thread, scratch);
+      gather(order, first, e.source_length, of(&EventTable::source_length), same, scratch);
+    }
+    {
+      std::vector<std::int32_t> scratch;
+      gather(order, first, e.device, of(&EventTable::device), same, scratch);
+      gather(order, first, e.args_row, of(&EventTable::args_row), args_row, scratch);
+    }
+    std::vector<EventClass> scratch;
+    gather(order, first, e.event_class, of(&EventTable::event_class), same, scratch);
   });
+  later_columns_.reset();
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -90,6 +91,20 @@ class TraceBuilder {
   };
   void absorb_first_half(const Trace& later, const AbsorbMaps& maps);
   void absorb_second_half(const Trace& later, const AbsorbMaps& maps);
+
+  // The later part's event columns after absorb(), all but the times not yet copied: the
+  // time-order permute takes their values from here, so that they are copied once, not twice.
+  struct LaterColumns {
+    EventTable events;
+    std::vector<StringId> strings;       // its string ids to this trace's
+    std::vector<std::uint32_t> threads;  // its thread indices to this trace's
+    std::int32_t args_base = 0;          // its first args row in this trace
+    std::size_t first = 0;               // its first event in this trace
+  };
+  std::unique_ptr<LaterColumns> later_columns_;
+  // Copies them after this part's, where no permute does (no time order to restore, or events
+  // to drop first).
+  void append_later_columns();
   void absorb_begins_and_ends(TraceBuilder& later, EventIndex first_event,
                               const std::vector<std::uint32_t>& threads);
   std::vector<std::uint32_t> absorb_threads(const TraceBuilder& later);
