@@ -72,15 +72,12 @@ struct Loaded {
   std::uint64_t events_seen = 0;
 };
 
-// One reading (split_at absent) or two parts cut at split_at.
-Loaded load(const std::string& path, std::optional<std::uint64_t> split_at) {
+// One reading of `source` (split_at absent) or two parts cut at split_at.
+Loaded read(io::ByteSource& source, std::optional<std::uint64_t> split_at) {
   Loaded loaded;
-  auto source = io::open_byte_source(path);
-  EXPECT_TRUE(source.ok());
-  EXPECT_FALSE((*source)->mapped().empty());
-  EventSplitter splitter(**source);
+  EventSplitter splitter(source);
   TraceBuilder builder(loaded.trace);
-  const Status status = split_at ? run_in_two_parts(splitter, builder, **source, *split_at, 64, {})
+  const Status status = split_at ? run_in_two_parts(splitter, builder, source, *split_at, 64, {})
                                  : run_sequential(splitter, builder, {});
   EXPECT_TRUE(status.ok()) << (status.ok() ? "" : status.error().describe());
   EXPECT_TRUE(builder.finish(splitter.top_level(), 2).ok());
@@ -90,21 +87,20 @@ Loaded load(const std::string& path, std::optional<std::uint64_t> split_at) {
   return loaded;
 }
 
+// The file at `path`, mapped.
+Loaded load(const std::string& path, std::optional<std::uint64_t> split_at) {
+  auto source = io::open_byte_source(path);
+  EXPECT_TRUE(source.ok());
+  EXPECT_FALSE((*source)->mapped().empty());
+  return read(**source, split_at);
+}
+
 // One reading of a stream: its events are cut out into batches and parsed there, where a
 // mapped input's are read in place.
 Loaded load_stream(const std::string& text) {
-  Loaded loaded;
   auto source = io::memory_byte_source(text.data(), text.size());
   EXPECT_TRUE(source->mapped().empty());
-  EventSplitter splitter(*source);
-  TraceBuilder builder(loaded.trace);
-  const Status status = run_sequential(splitter, builder, {});
-  EXPECT_TRUE(status.ok()) << (status.ok() ? "" : status.error().describe());
-  EXPECT_TRUE(builder.finish(splitter.top_level(), 2).ok());
-  loaded.notes = builder.notes().notes();
-  loaded.top_level = splitter.top_level();
-  loaded.events_seen = splitter.events_seen();
-  return loaded;
+  return read(*source, std::nullopt);
 }
 
 void expect_same(const Loaded& one, const Loaded& two, std::uint64_t cut) {

@@ -407,7 +407,7 @@ void TraceBuilder::append_later_columns() {
   const std::size_t at = e.args_row.size();
   e.args_row.resize(at + f.size());
   for (std::size_t i = 0; i < f.size(); ++i) {
-    e.args_row[at + i] = f.args_row[i] < 0 ? -1 : f.args_row[i] + later.args_base;
+    e.args_row[at + i] = later.args_row(f.args_row[i]);
   }
   later_columns_.reset();
 }
@@ -447,6 +447,7 @@ void TraceBuilder::absorb_begins_and_ends(TraceBuilder& later, EventIndex first_
 }
 
 void TraceBuilder::absorb(TraceBuilder& later, unsigned workers) {
+  append_later_columns();  // a part absorbed before this one is placed first
   const Trace& part = later.trace_;
   // Strings in the later part's order of first use: the same order one reading interns them.
   std::vector<StringId> strings(part.strings.size());
@@ -528,9 +529,7 @@ void TraceBuilder::sort_events(unsigned threads) {
   const auto same = [](auto value) { return value; };
   const auto string_id = [later](StringId id) { return later->strings[id]; };
   const auto thread = [later](std::uint32_t t) { return later->threads[t]; };
-  const auto args_row = [later](std::int32_t row) {
-    return row < 0 ? std::int32_t{-1} : row + later->args_base;
-  };
+  const auto args_row = [later](std::int32_t row) { return later->args_row(row); };
   const auto of = [f](auto member) { return f != nullptr ? &(f->*member) : nullptr; };
   // Grouped by type, one scratch buffer per group, freed before the next; with two threads the
   // 8-byte columns go on one and the rest (about as many bytes) on the other.

@@ -100,6 +100,9 @@ class TraceBuilder {
     std::vector<std::uint32_t> threads;  // its thread indices to this trace's
     std::int32_t args_base = 0;          // its first args row in this trace
     std::size_t first = 0;               // its first event in this trace
+    [[nodiscard]] std::int32_t args_row(std::int32_t row) const {
+      return row < 0 ? std::int32_t{-1} : row + args_base;
+    }
   };
   std::unique_ptr<LaterColumns> later_columns_;
   // Copies them after this part's, where no permute does (no time order to restore, or events
