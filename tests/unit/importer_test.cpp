@@ -158,12 +158,66 @@ TEST(Importer, MemoryEventsAreSortedAndCpuCounted) {
   const Trace trace = TraceFixture()
                           .memory(30, 0x10, -512, 0, 2048)
                           .memory(10, 0x10, 512, 512, 2048)
+                          .memory(20, 0x20, 64, 576, 4096)
                           .op("x", 0, 1)
                           .load();
-  ASSERT_EQ(trace.memory.size(), 2U);
+  ASSERT_EQ(trace.memory.size(), 3U);
   EXPECT_EQ(trace.memory.time_ns[0], 10000);
   EXPECT_EQ(trace.memory.bytes[0], 512);
-  EXPECT_EQ(trace.memory.total_reserved[1], 2048);
+  EXPECT_EQ(trace.memory.total_allocated[0], 512);
+  // Every column moves with the time: the event at 20 us is the one at 0x20.
+  EXPECT_EQ(trace.memory.time_ns[1], 20000);
+  EXPECT_EQ(trace.memory.address[1], 0x20U);
+  EXPECT_EQ(trace.memory.bytes[1], 64);
+  EXPECT_EQ(trace.memory.total_allocated[1], 576);
+  EXPECT_EQ(trace.memory.total_reserved[1], 4096);
+  EXPECT_EQ(trace.memory.total_reserved[2], 2048);
+}
+
+// Events written latest first: each column of an event must follow it into time order.
+TEST(Importer, EveryColumnFollowsItsEventIntoTimeOrder) {
+  constexpr int kEvents = 40;
+  std::string json = R"({"traceEvents":[)";
+  for (int i = 0; i < kEvents; ++i) {
+    const int n = kEvents - 1 - i;  // the event starting at n * 10 us
+    if (i > 0) json += ',';
+    json += R"({"ph":"X","cat":")" + std::string(n % 2 == 0 ? "kernel" : "cpu_op") +
+            R"(","name":"e)" + std::to_string(n) + R"(","pid":1,"tid":)" +
+            std::to_string(n % 3) + R"(,"ts":)" + std::to_string(n * 10) + R"(,"dur":)" +
+            std::to_string(n + 1) + R"(,"args":{"correlation":)" + std::to_string(100 + n) +
+            R"(,"External id":)" + std::to_string(200 + n) + R"(,"stream":)" +
+            std::to_string(n % 4) + R"(,"device":)" + std::to_string(n % 2) +
+            R"(,"Input Dims":[[)" + std::to_string(n) + "]]}}";
+  }
+  const Trace trace = load_text(json + "]}");
+  ASSERT_EQ(trace.events.size(), static_cast<std::size_t>(kEvents));
+  const EventTable& e = trace.events;
+  for (int n = 0; n < kEvents; ++n) {
+    const auto at = static_cast<std::size_t>(n);
+    const std::string name = std::string("e").append(std::to_string(n));
+    EXPECT_EQ(trace.name_of(static_cast<EventIndex>(n)), name);
+    EXPECT_EQ(e.start_ns[at], n * 10'000);
+    EXPECT_EQ(e.dur_ns[at], (n + 1) * 1'000);
+    EXPECT_EQ(trace.strings.view(e.category[at]), n % 2 == 0 ? "kernel" : "cpu_op") << n;
+    EXPECT_EQ(e.event_class[at], n % 2 == 0 ? EventClass::kKernel : EventClass::kOp) << n;
+    EXPECT_EQ(trace.threads[e.thread[at]].key.tid, std::to_string(n % 3)) << n;
+    EXPECT_EQ(e.correlation[at], 100 + n);
+    EXPECT_EQ(e.external_id[at], 200 + n);
+    EXPECT_EQ(e.stream[at], n % 4);
+    EXPECT_EQ(e.device[at], n % 2);
+    ASSERT_GE(e.args_row[at], 0) << n;
+    const EventArgs& args = trace.args[static_cast<std::size_t>(e.args_row[at])];
+    std::string dims = "[[";
+    dims += std::to_string(n);
+    dims += "]]";
+    EXPECT_EQ(trace.strings.view(args.input_dims), dims) << n;
+    const std::string_view text =
+        std::string_view(json).substr(e.source_offset[at], e.source_length[at]);
+    std::string name_field = R"("name":")";
+    name_field += name;
+    name_field += '"';
+    EXPECT_NE(text.find(name_field), std::string_view::npos) << n;
+  }
 }
 
 TEST(Importer, KeepsUnknownCategoriesAndCountsThem) {
