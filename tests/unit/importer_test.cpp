@@ -182,12 +182,11 @@ TEST(Importer, EveryColumnFollowsItsEventIntoTimeOrder) {
     const int n = kEvents - 1 - i;  // the event starting at n * 10 us
     if (i > 0) json += ',';
     json += R"({"ph":"X","cat":")" + std::string(n % 2 == 0 ? "kernel" : "cpu_op") +
-            R"(","name":"e)" + std::to_string(n) + R"(","pid":1,"tid":)" +
-            std::to_string(n % 3) + R"(,"ts":)" + std::to_string(n * 10) + R"(,"dur":)" +
-            std::to_string(n + 1) + R"(,"args":{"correlation":)" + std::to_string(100 + n) +
-            R"(,"External id":)" + std::to_string(200 + n) + R"(,"stream":)" +
-            std::to_string(n % 4) + R"(,"device":)" + std::to_string(n % 2) +
-            R"(,"Input Dims":[[)" + std::to_string(n) + "]]}}";
+            R"(","name":"e)" + std::to_string(n) + R"(","pid":1,"tid":)" + std::to_string(n % 3) +
+            R"(,"ts":)" + std::to_string(n * 10) + R"(,"dur":)" + std::to_string(n + 1) +
+            R"(,"args":{"correlation":)" + std::to_string(100 + n) + R"(,"External id":)" +
+            std::to_string(200 + n) + R"(,"stream":)" + std::to_string(n % 4) + R"(,"device":)" +
+            std::to_string(n % 2) + R"(,"Input Dims":[[)" + std::to_string(n) + "]]}}";
   }
   const Trace trace = load_text(json + "]}");
   ASSERT_EQ(trace.events.size(), static_cast<std::size_t>(kEvents));
