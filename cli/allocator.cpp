@@ -31,7 +31,7 @@ void reuse_freed_memory_for(const std::string& input_path) {
   mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
   mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes);
   // One arena for every thread: a block one thread frees is then reused by the other, where with
-  // an arena per thread each thread's large blocks came from fresh pages (26,000 more page faults,
+  // an arena per thread each thread's large blocks came from fresh pages (22,000 more page faults,
   // about 0.1 s of system time, reading a 1 GiB trace on two threads). Nothing allocates per event,
   // so the threads rarely meet on the arena's lock.
   mallopt(M_ARENA_MAX, 1);

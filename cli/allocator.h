@@ -18,8 +18,9 @@ void bound_allocator_caching();
 // One trace file is the opposite case: its analyses allocate and free large temporaries over and
 // over, and with the bounded setting each one is a fresh mapping whose every page faults in
 // anew (on a 1 GB trace, 390,000 page faults, a quarter of the CPU time in the kernel). Freed
-// blocks up to 32 MiB are then kept in the heap for the next analysis. Folders of several traces
-// keep the bound; a folder of one trace is treated as that file.
+// blocks up to 32 MiB are then kept in the heap for the next analysis, and every thread shares
+// one arena, so that what one thread frees the other reuses. Folders of several traces keep the
+// bound and glibc's arenas; a folder of one trace is treated as that file.
 void reuse_freed_memory_for(const std::string& input_path);
 
 }  // namespace stepscope::cli
