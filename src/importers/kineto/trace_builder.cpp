@@ -357,12 +357,18 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-// `from` with every value looked up in `map` (ids of the later part to this part's).
-template <typename T, typename Id>
-void append_mapped(std::vector<T>& to, const std::vector<T>& from, const std::vector<Id>& map) {
+// `from` with every value passed through `map` (ids of the later part to this part's).
+template <typename T, typename Map>
+void append_through(std::vector<T>& to, const std::vector<T>& from, const Map& map) {
   const std::size_t at = to.size();
   to.resize(at + from.size());
-  for (std::size_t i = 0; i < from.size(); ++i) to[at + i] = static_cast<T>(map[from[i]]);
+  for (std::size_t i = 0; i < from.size(); ++i) to[at + i] = static_cast<T>(map(from[i]));
+}
+
+// The same, the map a table of ids.
+template <typename T, typename Id>
+void append_mapped(std::vector<T>& to, const std::vector<T>& from, const std::vector<Id>& map) {
+  append_through(to, from, [&map](T value) { return map[value]; });
 }
 
 }  // namespace
@@ -412,26 +418,38 @@ void TraceBuilder::absorb_second_half(const Trace& later, const AbsorbMaps& maps
   append_mapped(flows.thread, flows_later.thread, maps.threads);
 }
 
+template <typename Visit>
+void TraceBuilder::visit_later_columns(std::size_t half, const Visit& visit) {
+  EventTable& e = trace_.events;
+  const LaterColumns* later = later_columns_.get();
+  EventTable* f = later != nullptr ? &later_columns_->events : nullptr;
+  const auto of = [f](auto member) { return f != nullptr ? &(f->*member) : nullptr; };
+  const auto same = [](auto value) { return value; };
+  if (half == 0) {
+    visit(e.stream, of(&EventTable::stream), same);
+    visit(e.correlation, of(&EventTable::correlation), same);
+    visit(e.external_id, of(&EventTable::external_id), same);
+    return;
+  }
+  const auto string_id = [later](StringId id) { return later->strings[id]; };
+  visit(e.source_offset, of(&EventTable::source_offset), same);
+  visit(e.name, of(&EventTable::name), string_id);
+  visit(e.category, of(&EventTable::category), string_id);
+  visit(e.thread, of(&EventTable::thread), [later](std::uint32_t t) { return later->threads[t]; });
+  visit(e.source_length, of(&EventTable::source_length), same);
+  visit(e.device, of(&EventTable::device), same);
+  visit(e.args_row, of(&EventTable::args_row),
+        [later](std::int32_t row) { return later->args_row(row); });
+  visit(e.event_class, of(&EventTable::event_class), same);
+}
+
 void TraceBuilder::append_later_columns() {
   if (!later_columns_) return;
-  const LaterColumns& later = *later_columns_;
-  EventTable& e = trace_.events;
-  const EventTable& f = later.events;
-  append(e.stream, f.stream);
-  append(e.correlation, f.correlation);
-  append(e.event_class, f.event_class);
-  append(e.source_offset, f.source_offset);
-  append(e.external_id, f.external_id);
-  append_mapped(e.name, f.name, later.strings);
-  append_mapped(e.category, f.category, later.strings);
-  append_mapped(e.thread, f.thread, later.threads);
-  append(e.device, f.device);
-  append(e.source_length, f.source_length);
-  const std::size_t at = e.args_row.size();
-  e.args_row.resize(at + f.size());
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    e.args_row[at + i] = later.args_row(f.args_row[i]);
-  }
+  const auto append_one = [](auto& column, auto* later, const auto& map) {
+    append_through(column, *later, map);
+  };
+  visit_later_columns(0, append_one);
+  visit_later_columns(1, append_one);
   later_columns_.reset();
 }
 
@@ -546,33 +564,15 @@ void TraceBuilder::sort_events(unsigned threads) {
     return;
   }
   // The later part's columns, when absorb() left them where they are, are gathered from there.
-  LaterColumns* later = later_columns_.get();
-  EventTable* f = later != nullptr ? &later->events : nullptr;
-  const std::size_t first = later != nullptr ? later->first : e.size();
-  const auto same = [](auto value) { return value; };
-  const auto string_id = [later](StringId id) { return later->strings[id]; };
-  const auto thread = [later](std::uint32_t t) { return later->threads[t]; };
-  const auto args_row = [later](std::int32_t row) { return later->args_row(row); };
-  const auto of = [f](auto member) { return f != nullptr ? &(f->*member) : nullptr; };
+  const std::size_t first = later_columns_ ? later_columns_->first : e.size();
   // With two threads the 8-byte columns go on one and the rest (about as many bytes) on the
   // other, each with its own scratch.
-  parallel_for(2, threads, [&](std::size_t part) {
+  parallel_for(2, threads, [&](std::size_t half) {
     ReorderScratch scratch;
-    if (part == 0) {
-      permute(order, scratch, e.start_ns, e.dur_ns);
-      reorder(order, first, e.stream, of(&EventTable::stream), same, scratch);
-      reorder(order, first, e.correlation, of(&EventTable::correlation), same, scratch);
-      reorder(order, first, e.external_id, of(&EventTable::external_id), same, scratch);
-      return;
-    }
-    reorder(order, first, e.source_offset, of(&EventTable::source_offset), same, scratch);
-    reorder(order, first, e.name, of(&EventTable::name), string_id, scratch);
-    reorder(order, first, e.category, of(&EventTable::category), string_id, scratch);
-    reorder(order, first, e.thread, of(&EventTable::thread), thread, scratch);
-    reorder(order, first, e.source_length, of(&EventTable::source_length), same, scratch);
-    reorder(order, first, e.device, of(&EventTable::device), same, scratch);
-    reorder(order, first, e.args_row, of(&EventTable::args_row), args_row, scratch);
-    reorder(order, first, e.event_class, of(&EventTable::event_class), same, scratch);
+    if (half == 0) permute(order, scratch, e.start_ns, e.dur_ns);
+    visit_later_columns(half, [&](auto& column, auto* later, const auto& map) {
+      reorder(order, first, column, later, map, scratch);
+    });
   });
   later_columns_.reset();
 }

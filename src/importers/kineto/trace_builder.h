@@ -105,6 +105,11 @@ class TraceBuilder {
     }
   };
   std::unique_ptr<LaterColumns> later_columns_;
+  // Calls visit(column, its values in LaterColumns or nullptr, the map those values go through)
+  // for each event column but the times: `half` 0 the 8-byte ones, 1 the rest (about as many
+  // bytes). The one list of those columns, for the permute and the append alike.
+  template <typename Visit>
+  void visit_later_columns(std::size_t half, const Visit& visit);
   // Copies them after this part's, where no permute does (no time order to restore, or events
   // to drop first).
   void append_later_columns();
