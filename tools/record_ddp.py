@@ -71,20 +71,20 @@ def batch_size(options: Options, rank: int) -> int:
     return options.batch * 3 if options.uneven and rank == 1 else options.batch
 
 
-def pin_to_own_core(rank: int) -> None:
+def place_on_core(cores: list[int], rank: int, step: int) -> None:
     """Each rank on a core of its own (when there are enough), as ranks pinned to their own
     cores or GPUs are in real jobs. Without it, on a busy machine the scheduler can starve one
     rank for the whole run (and a rank whose gloo thread waits for its peer competes with that
-    peer for the same cores), which makes a balanced run look like it has a straggler."""
-    if not hasattr(os, "sched_getaffinity"):
-        return
-    cores = sorted(os.sched_getaffinity(0))
+    peer for the same cores), which makes a balanced run look like it has a straggler. The ranks
+    trade cores every step: a core that something else keeps busy for the whole run (a shared CI
+    machine) then slows each rank in turn instead of making one of them a straggler."""
     if len(cores) >= WORLD_SIZE:
-        os.sched_setaffinity(0, {cores[rank]})
+        os.sched_setaffinity(0, {cores[(rank + step) % WORLD_SIZE]})
 
 
 def worker(rank: int, options: Options) -> None:
-    pin_to_own_core(rank)
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    place_on_core(cores, rank, 0)
     os.environ["MASTER_ADDR"] = HOST
     os.environ["MASTER_PORT"] = str(options.port)
     # One intra-op thread per rank: the two ranks share the machine's cores, and the uneven run
@@ -116,7 +116,8 @@ def worker(rank: int, options: Options) -> None:
             on_trace_ready=write_trace,
             record_shapes=True,
         ) as profiler:
-            for _ in range(options.steps + options.warmup + 1):
+            for step in range(options.steps + options.warmup + 1):
+                place_on_core(cores, rank, step)
                 optimizer.zero_grad(set_to_none=True)
                 with torch.profiler.record_function("forward"):
                     loss = loss_fn(model(inputs), targets)

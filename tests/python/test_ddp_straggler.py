@@ -4,9 +4,11 @@ Both runs are recorded at test time in one child process (torch imported once; t
 each run are forked from it). In the uneven run rank 1 gets a 3x batch: rank 0 waits for it in
 every gradient all_reduce, and the job report must say so (a straggler finding naming rank 1,
 rank 0's waiting attributed to it), not "exposed communication" on rank 0. The balanced run must
-name no straggler. It may report `rank-imbalance`: two processes sharing a 2-core machine with
-the test runner are disturbed hosts, and waits of 1.5 to 60 ms per step were measured there in
-balanced runs; that finding says so without blaming a rank.
+name no straggler, even when something else keeps one core busy: the recorder has the ranks
+trade cores every step, and with a busy-loop pinned to one core the balanced run named rank 1 a
+straggler before that and no rank after. It may report `rank-imbalance`: two processes sharing a
+2-core machine with the test runner are disturbed hosts, and waits of 1.5 to 60 ms per step were
+measured there in balanced runs; that finding says so without blaming a rank.
 """
 
 from __future__ import annotations

@@ -37,7 +37,11 @@ def test_sleeping_block_is_near_zero_and_interval_is_honoured() -> None:
     with monitor(interval=0.05) as mon:
         time.sleep(1.0)
     main = mon.summary["distributions"]["main_cpu_cores"]
-    assert main["p95"] <= 0.15
+    # /proc counts CPU time in clock ticks (10 ms), so one tick landing in a
+    # 50 ms sample reads as 0.2 cores: a single sample may show the sampler's
+    # own tick. The median and the mean cannot.
+    assert main["p50"] <= 0.05
+    assert main["mean"] <= 0.05
     assert 25_000 <= mon.summary["mean_interval_us"] <= 75_000
     assert 10 <= len(mon.samples) <= 30
     assert mon.samples[0]["processes"][0]["pid"] == os.getpid()
