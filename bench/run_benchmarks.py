@@ -7,7 +7,8 @@ the two sides of a ratio (1 and 2 threads, stepscope and `gzip -dc`) run alterna
 
 Figures and targets (issue 16):
   * generated 1 GB .json, one thread, end to end: >= 500 MB/s;
-  * the same with two threads: >= 1.8x one thread;
+  * the same with two threads: >= 1.8x one thread; beside it, with no target, two one-thread
+    runs at once against one alone: what work that shares nothing gains on this machine;
   * .json.gz: <= 0.8x the time of `gzip -dc` on trace_diff/control and on the generated trace;
   * against HTA: >= 50x on control, >= 100x on the generated trace (--hta-large: HTA takes
     minutes there), peak RSS beside HTA's;
@@ -42,7 +43,7 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -355,9 +356,51 @@ def run_once(command: Sequence[str], stdout_path: Path | None = None) -> Run:
     return Run(seconds, usage.ru_maxrss * 1024)
 
 
-def run_median(command: Sequence[str], repeat: int, stdout_path: Path | None = None) -> Run:
-    runs = [run_once(command, stdout_path) for _ in range(max(repeat, 1))]
+def run_together(command: Sequence[str], copies: int, workdir: Path) -> Run:
+    """Runs `copies` copies of a command at once: the wall time until the last one ends, and the
+    largest peak RSS among them. Each copy's stdout goes to a file of its own."""
+    read_into_page_cache(command)
+    outputs = [workdir / f"together_{i}.out" for i in range(copies)]
+    handles = [path.open("wb") for path in outputs]
+    try:
+        start = time.perf_counter()
+        processes = [
+            subprocess.Popen(list(command), stdout=handle, stderr=subprocess.DEVNULL)
+            for handle in handles
+        ]
+        peak = 0
+        for process in processes:
+            _, status, usage = os.wait4(process.pid, 0)
+            peak = max(peak, usage.ru_maxrss * 1024)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise CommandFailed(f"exit {status}: {' '.join(command)} (run {copies} at once)")
+        seconds = time.perf_counter() - start
+    finally:
+        for handle in handles:
+            handle.close()
+        for path in outputs:
+            path.unlink(missing_ok=True)
+    return Run(seconds, peak)
+
+
+def median_run(runs: Sequence[Run]) -> Run:
     return Run(statistics.median(r.seconds for r in runs), max(r.peak_rss_bytes for r in runs))
+
+
+def run_alternating(
+    first: Callable[[], Run], second: Callable[[], Run], repeat: int
+) -> tuple[Run, Run]:
+    """Both measurements' medians, their runs alternated: a ratio between the two then compares
+    runs made under the same load (a shared machine's load drifts over minutes)."""
+    runs: tuple[list[Run], list[Run]] = ([], [])
+    for _ in range(max(repeat, 1)):
+        runs[0].append(first())
+        runs[1].append(second())
+    return median_run(runs[0]), median_run(runs[1])
+
+
+def run_median(command: Sequence[str], repeat: int, stdout_path: Path | None = None) -> Run:
+    return median_run([run_once(command, stdout_path) for _ in range(max(repeat, 1))])
 
 
 def run_median_pair(
@@ -366,16 +409,8 @@ def run_median_pair(
     repeat: int,
     first_stdout: Path | None = None,
 ) -> tuple[Run, Run]:
-    """Both commands' medians, their runs alternated: a ratio between two commands then compares
-    runs made under the same load (a shared machine's load drifts over minutes)."""
-    runs: tuple[list[Run], list[Run]] = ([], [])
-    for _ in range(max(repeat, 1)):
-        runs[0].append(run_once(first, first_stdout))
-        runs[1].append(run_once(second))
-    return (
-        Run(statistics.median(r.seconds for r in runs[0]), max(r.peak_rss_bytes for r in runs[0])),
-        Run(statistics.median(r.seconds for r in runs[1]), max(r.peak_rss_bytes for r in runs[1])),
-    )
+    """Both commands' medians, their runs alternated (run_alternating)."""
+    return run_alternating(lambda: run_once(first, first_stdout), lambda: run_once(second), repeat)
 
 
 def analyze(stepscope: Path, trace: Path, threads: int | None = None) -> list[str]:
@@ -530,6 +565,33 @@ def bench_floor(
         )
 
 
+def bench_ceiling(
+    stepscope: Path, plain: Path, size_label: str, args: argparse.Namespace, rows: list[Row]
+) -> None:
+    """What two threads could gain here at best: two independent one-thread runs at once against
+    one alone. Work that shares nothing scales by this much on this machine (a VM's two cores
+    share caches, memory bandwidth and a host with other guests); the target is not moved by it,
+    it says how much of the gap to 1.8x is the machine's."""
+    command = analyze(stepscope, plain, threads=1)
+    alone, together = run_alternating(
+        lambda: run_once(command),
+        lambda: run_together(command, 2, args.workdir),
+        args.repeat,
+    )
+    rows.append(
+        target_row(
+            f"{size_label} .json, two 1-thread runs at once vs one",
+            together.seconds,
+            "s",
+            ratio=2 * alone.seconds / together.seconds,
+            baseline_name="one alone",
+            baseline_value=alone.seconds,
+            note="no target: the work per second of two processes that share nothing against "
+            "one, the most two threads can gain on this machine",
+        )
+    )
+
+
 def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: list[Row]) -> None:
     plain = ensure_large_trace(args.workdir, args.size_mb, source, gz=False)
     compressed = ensure_large_trace(args.workdir, args.size_mb, source, gz=True)
@@ -569,6 +631,7 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
             baseline_value=one.seconds,
         )
     )
+    bench_ceiling(stepscope, plain, size_label, args, rows)
     ours_gz, gunzip = run_median_pair(
         analyze(stepscope, compressed), ["gzip", "-dc", str(compressed)], args.repeat
     )
