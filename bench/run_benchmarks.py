@@ -491,6 +491,31 @@ def small_repeat(args: argparse.Namespace) -> int:
     return repeat if args.ci else max(repeat, 7)
 
 
+def hta_rows(timed: str, memory: str, ours: Run, peer: Run, speed_target: float) -> list[Row]:
+    """The time against HTA's, with its target, and the peak RSS beside HTA's."""
+    return [
+        target_row(
+            f"{timed} vs HTA",
+            ours.seconds,
+            "s",
+            ratio=peer.seconds / ours.seconds,
+            op=">=",
+            threshold=speed_target,
+            baseline_name="HTA",
+            baseline_value=peer.seconds,
+        ),
+        target_row(
+            f"peak RSS {memory}, HTA's beside it",
+            ours.peak_rss_bytes / 2**20,
+            "MiB",
+            ratio=peer.peak_rss_bytes / max(ours.peak_rss_bytes, 1),
+            baseline_name="HTA",
+            baseline_value=peer.peak_rss_bytes / 2**20,
+            note="ratio: HTA / stepscope",
+        ),
+    ]
+
+
 def bench_control(
     stepscope: Path, control: Path, label: str, args: argparse.Namespace, rows: list[Row]
 ) -> Run:
@@ -515,29 +540,7 @@ def bench_control(
         rows.append(skipped_row(f"analyze {label} vs HTA", why, ">=", 50))
     else:
         peer = run_median(hta_command(control, args.workdir / "hta_control.json"), 1)
-        rows.append(
-            target_row(
-                f"analyze {label} vs HTA",
-                ours.seconds,
-                "s",
-                ratio=peer.seconds / ours.seconds,
-                op=">=",
-                threshold=50,
-                baseline_name="HTA",
-                baseline_value=peer.seconds,
-            )
-        )
-        rows.append(
-            target_row(
-                f"peak RSS {label}, HTA's beside it",
-                ours.peak_rss_bytes / 2**20,
-                "MiB",
-                ratio=peer.peak_rss_bytes / max(ours.peak_rss_bytes, 1),
-                baseline_name="HTA",
-                baseline_value=peer.peak_rss_bytes / 2**20,
-                note="ratio: HTA / stepscope",
-            )
-        )
+        rows += hta_rows(f"analyze {label}", f"{label}", ours, peer, 50)
     return ours
 
 
@@ -691,29 +694,7 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
         rows.append(skipped_row(f"{size_label} .json.gz vs HTA", why, ">=", 100))
         return
     peer = run_once(hta_command(compressed, args.workdir / "hta_large.json"))
-    rows.append(
-        target_row(
-            f"{size_label} .json.gz vs HTA",
-            ours_gz.seconds,
-            "s",
-            ratio=peer.seconds / ours_gz.seconds,
-            op=">=",
-            threshold=100,
-            baseline_name="HTA",
-            baseline_value=peer.seconds,
-        )
-    )
-    rows.append(
-        target_row(
-            f"peak RSS {size_label} .json.gz, HTA's beside it",
-            ours_gz.peak_rss_bytes / 2**20,
-            "MiB",
-            ratio=peer.peak_rss_bytes / max(ours_gz.peak_rss_bytes, 1),
-            baseline_name="HTA",
-            baseline_value=peer.peak_rss_bytes / 2**20,
-            note="ratio: HTA / stepscope",
-        )
-    )
+    rows += hta_rows(f"{size_label} .json.gz", f"{size_label} .json.gz", ours_gz, peer, 100)
 
 
 def bench_instructions(
