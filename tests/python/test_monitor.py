@@ -39,7 +39,8 @@ def test_sleeping_block_is_near_zero_and_interval_is_honoured() -> None:
     main = mon.summary["distributions"]["main_cpu_cores"]
     # /proc counts CPU time in clock ticks (10 ms), so one tick landing in a
     # 50 ms sample reads as 0.2 cores: a single sample may show the sampler's
-    # own tick. The median and the mean cannot.
+    # own tick, which moves the median not at all and the mean of 20 samples
+    # by 0.01. A busy main thread puts both near 1.
     assert main["p50"] <= 0.05
     assert main["mean"] <= 0.05
     assert 25_000 <= mon.summary["mean_interval_us"] <= 75_000
