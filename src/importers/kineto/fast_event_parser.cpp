@@ -13,21 +13,24 @@
 #include "importers/kineto/byte_scan.h"
 #include "importers/kineto/container_scanner.h"
 #include "importers/kineto/decimal.h"
+#include "importers/kineto/digit_scan.h"
 
 namespace stepscope::kineto {
 
 namespace {
 
-bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 bool is_number_char(char c) {
-  return is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+  return is_ascii_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20; }
 bool is_ascii(char c) { return static_cast<unsigned char>(c) < 0x80; }
 
 const char* skip_digits(const char* p, const char* end) {
-  while (p < end && is_digit(*p)) ++p;
-  return p;
+  for (;;) {
+    const std::size_t count = leading_digits(p, end);
+    p += count;
+    if (count < kDigitBlock) return p;
+  }
 }
 
 // A cursor over one event's text; every read either succeeds or declines the whole event.
@@ -43,6 +46,14 @@ class Cursor {
     if (at_ >= end_ || *at_ != c) return false;
     ++at_;
     return true;
+  }
+  // The ':' after a key, which writers put right after the closing quote.
+  bool colon() {
+    if (at_ < end_ && *at_ == ':') {
+      ++at_;
+      return true;
+    }
+    return consume(':');
   }
   [[nodiscard]] char peek() {
     skip_spaces();
@@ -85,7 +96,7 @@ class Cursor {
     skip_spaces();
     const char* p = at_;
     if (p < end_ && *p == '-') ++p;
-    if (p >= end_ || !is_digit(*p)) return false;
+    if (p >= end_ || !is_ascii_digit(*p)) return false;
     if (*p == '0') {
       ++p;  // no leading zeros: "01" runs into the check below
     } else {
@@ -111,23 +122,19 @@ class Cursor {
   }
   const char* skip_digits(const char* p) const { return kineto::skip_digits(p, end_); }
 
-  // Most integers in a trace are short and plain: read their digits once. Anything else (a
-  // fraction, an exponent, a leading zero, 19 digits or more) takes the general path, which
-  // checks the grammar and the range.
+  // Most integers in a trace are short and plain: count their digits and convert them at once.
+  // Anything else (a fraction, an exponent, a leading zero, more than 16 digits) takes the
+  // general path, which checks the grammar and the range.
   bool integer(std::int64_t& value) {
-    constexpr std::ptrdiff_t kSafeDigits = 18;  // below 10^18: no overflow to check
     skip_spaces();
     const bool negative = at_ < end_ && *at_ == '-';
     const char* digits = at_ + (negative ? 1 : 0);
-    const char* p = digits;
-    std::int64_t magnitude = 0;
-    while (p < end_ && is_digit(*p) && p - digits < kSafeDigits) {
-      magnitude = magnitude * 10 + (*p - '0');
-      ++p;
-    }
+    const std::size_t count = leading_digits(digits, end_);
+    const char* p = digits + count;
     const bool plain =
-        p != digits && !(p < end_ && is_number_char(*p)) && (*digits != '0' || p - digits == 1);
+        count > 0 && !(p < end_ && is_number_char(*p)) && (*digits != '0' || count == 1);
     if (!plain) return general_integer(value);
+    const auto magnitude = static_cast<std::int64_t>(digits_value(digits, count));
     value = negative ? -magnitude : magnitude;
     at_ = p;
     return true;
@@ -136,31 +143,28 @@ class Cursor {
   // sixteen integer digits and three decimals, read in one pass). Other numbers keep only the
   // literal, which the builder converts exactly.
   bool time(std::string_view& literal, RawEvent::Time& time) {
-    constexpr std::ptrdiff_t kMaxIntegerDigits = 16;
+    constexpr std::size_t kMaxDecimals = 3;
     time = {};  // a repeated key: the last value counts, converted or not
     skip_spaces();
-    const char* p = at_;
-    std::int64_t micros = 0;
-    while (p < end_ && is_digit(*p) && p - at_ < kMaxIntegerDigits) {
-      micros = micros * 10 + (*p - '0');
-      ++p;
-    }
-    const std::ptrdiff_t digits = p - at_;
-    std::int64_t fraction = 0;
-    std::ptrdiff_t decimals = 0;
+    // Up to kDigitBlock (16) integer digits; a 17th runs into the number-character check below.
+    const std::size_t digits = leading_digits(at_, end_);
+    const char* p = at_ + digits;
+    std::size_t decimals = 0;
+    bool point = false;
     if (p < end_ && *p == '.') {
-      const char* first = ++p;
-      while (p < end_ && is_digit(*p) && p - first < 4) {
-        fraction = fraction * 10 + (*p - '0');
-        ++p;
-      }
-      decimals = p - first;
+      point = true;
+      ++p;
+      // One decimal more than a plain time may have, so that a fourth fails the check below.
+      decimals = std::min(leading_digits(p, end_), kMaxDecimals + 1);
+      p += decimals;
     }
-    const bool plain = digits > 0 && (*at_ != '0' || digits == 1) && decimals <= 3 &&
-                       (decimals > 0 || p[-1] != '.') && !(p < end_ && is_number_char(*p)) &&
-                       micros <= kMaxPlainMicroseconds;
-    if (!plain) return number_token(literal);
-    time.ns = plain_microseconds_to_ns(micros, fraction, static_cast<std::size_t>(decimals));
+    const bool plain = digits > 0 && (*at_ != '0' || digits == 1) && decimals <= kMaxDecimals &&
+                       (decimals > 0 || !point) && !(p < end_ && is_number_char(*p));
+    const auto micros = plain ? static_cast<std::int64_t>(digits_value(at_, digits)) : 0;
+    if (!plain || micros > kMaxPlainMicroseconds) return number_token(literal);
+    const auto fraction =
+        decimals > 0 ? static_cast<std::int64_t>(digits_value(p - decimals, decimals)) : 0;
+    time.ns = plain_microseconds_to_ns(micros, fraction, decimals);
     time.converted = true;
     time.fractional = decimals > 0;
     literal = std::string_view(at_, static_cast<std::size_t>(p - at_));
@@ -294,7 +298,7 @@ bool object(Cursor& cursor, Field&& field) {
   for (;;) {
     std::string_view key;
     bool escaped = false;
-    if (!cursor.string(key, escaped) || !cursor.consume(':')) return false;
+    if (!cursor.string(key, escaped) || !cursor.colon()) return false;
     if (!field(escaped ? std::string_view("\\") : key)) return false;
     if (cursor.consume(',')) continue;
     return cursor.consume('}');
@@ -336,11 +340,10 @@ bool arg(Cursor& cursor, ArgKey key, RawEvent& out) {
       return cursor.integer(out.correlation);
     case ArgKey::kExternalId:
       return cursor.integer(out.external_id);
-    case ArgKey::kStream:  // a string ("0x0" on ROCm) carries no stream
-      return cursor.peek() == '"' || cursor.peek() == '{' || cursor.peek() == '[' ||
-                     cursor.peek() == 't' || cursor.peek() == 'f' || cursor.peek() == 'n'
-                 ? cursor.skip_value()
-                 : cursor.integer(out.stream);
+    case ArgKey::kStream: {  // a string ("0x0" on ROCm) carries no stream
+      const char next = cursor.peek();
+      return next == '-' || is_ascii_digit(next) ? cursor.integer(out.stream) : cursor.skip_value();
+    }
     case ArgKey::kDevice:
       return cursor.integer(out.device);
     case ArgKey::kAddress:
@@ -363,14 +366,11 @@ bool arg(Cursor& cursor, ArgKey key, RawEvent& out) {
   out.has_event_args = true;
   switch (key) {
     case ArgKey::kInputDims:
-      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.input_dims)
-                                                          : false;
+      return cursor.container(out.input_dims);  // declines anything but an array or object
     case ArgKey::kInputTypes:
-      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.input_types)
-                                                          : false;
+      return cursor.container(out.input_types);
     case ArgKey::kConcreteInputs:
-      return cursor.peek() == '[' || cursor.peek() == '{' ? cursor.container(out.concrete_inputs)
-                                                          : false;
+      return cursor.container(out.concrete_inputs);
     case ArgKey::kBytes:
       return cursor.integer(numeric.bytes);
     case ArgKey::kBlocksPerSm:
@@ -421,14 +421,14 @@ bool id(Cursor& cursor, RawId& out) {
 }
 
 bool flow_id(Cursor& cursor, RawEvent& out) {
-  if (cursor.peek() == '"') {
+  const char next = cursor.peek();
+  if (next == '"') {
     std::string_view text;
     if (!cursor.plain_string(text)) return false;
     out.flow_id = static_cast<std::int64_t>(std::hash<std::string_view>{}(text) >> 1);
     return true;
   }
-  const char next = cursor.peek();
-  if (next == '-' || (next >= '0' && next <= '9')) return cursor.integer(out.flow_id);
+  if (next == '-' || is_ascii_digit(next)) return cursor.integer(out.flow_id);
   return cursor.skip_value();
 }
 
@@ -458,8 +458,7 @@ bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
       break;
     case 4:
       if (key == "name") return cursor.plain_string(out.name);
-      if (key == "args") {
-        if (cursor.peek() != '{') return false;
+      if (key == "args") {  // declined unless an object
         return object(cursor, [&](std::string_view arg_key) {
           return arg(cursor, classify_arg_key(arg_key), out);
         });

@@ -1,15 +1,16 @@
 #include "importers/kineto/arg_keys.h"
 
-#include <iterator>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace stepscope::kineto {
+namespace {
 
-ArgKey classify_arg_key(std::string_view key) {
-  struct Entry {
-    std::string_view text;
-    ArgKey key;
-  };
-  static constexpr Entry kEntries[] = {
+const std::vector<std::pair<std::string, ArgKey>>& known_keys() {
+  static const std::vector<std::pair<std::string, ArgKey>> keys = {
       {"correlation", ArgKey::kCorrelation},
       {"External id", ArgKey::kExternalId},
       {"external id", ArgKey::kExternalId},
@@ -42,34 +43,28 @@ ArgKey classify_arg_key(std::string_view key) {
       {"Device Id", ArgKey::kDeviceId},
       {"name", ArgKey::kName},
   };
-  static constexpr std::size_t kLongest = 25;
-  // Entries grouped by length, computed once at compile time: a key is compared with the one
-  // to three entries of its length instead of all of them (this runs for every arg of every
-  // event).
-  struct ByLength {
-    std::uint8_t index[std::size(kEntries)] = {};
-    std::uint8_t begin[kLongest + 2] = {};
-  };
-  static constexpr ByLength kByLength = [] {
-    ByLength table;
-    std::uint8_t next = 0;
-    for (std::size_t length = 0; length <= kLongest; ++length) {
-      table.begin[length] = next;
-      for (std::size_t i = 0; i < std::size(kEntries); ++i) {
-        if (kEntries[i].text.size() == length) table.index[next++] = static_cast<std::uint8_t>(i);
-      }
-    }
-    table.begin[kLongest + 1] = next;
-    return table;
-  }();
-  if (key.size() > kLongest) return ArgKey::kOther;
-  for (std::uint8_t at = kByLength.begin[key.size()]; at < kByLength.begin[key.size() + 1]; ++at) {
-    const Entry& entry = kEntries[kByLength.index[at]];
-    // Most keys are not ones the importer keeps: the end bytes reject them without a compare.
-    if (entry.text.front() == key.front() && entry.text.back() == key.back() && entry.text == key)
-      return entry.key;
-  }
-  return ArgKey::kOther;
+  return keys;
 }
 
+TEST(ArgKeys, RecognisesEveryKeyTheImporterReads) {
+  for (const auto& [text, key] : known_keys()) EXPECT_EQ(classify_arg_key(text), key) << text;
+}
+
+TEST(ArgKeys, KeysThatDifferByOneByteOrInLengthAreOther) {
+  for (const auto& [text, key] : known_keys()) {
+    std::string changed = text;
+    for (std::size_t at : {std::size_t{0}, text.size() / 2, text.size() - 1}) {
+      changed[at] = static_cast<char>(changed[at] ^ 0x01);
+      EXPECT_EQ(classify_arg_key(changed), ArgKey::kOther) << changed;
+      changed[at] = text[at];
+    }
+    EXPECT_EQ(classify_arg_key(text + " "), ArgKey::kOther) << text;
+    EXPECT_EQ(classify_arg_key(text.substr(1)), ArgKey::kOther) << text;
+  }
+  for (const char* other : {"", "Trace name", "Call stack", "cbid", "Name", "NAME", "Stream"}) {
+    EXPECT_EQ(classify_arg_key(other), ArgKey::kOther) << other;
+  }
+}
+
+}  // namespace
 }  // namespace stepscope::kineto
