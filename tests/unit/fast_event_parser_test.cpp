@@ -269,10 +269,26 @@ namespace {
 TEST(FastEventParser, IntegersAtTheEdgesOfItsOwnDigitLoop) {
   EventParser fast(true);
   EventParser slow(false);
-  for (const char* literal :
-       {"0", "-0", "7", "-7", "007", "-", "1.0", "1e3", "12a", "999999999999999999",
-        "1000000000000000000", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
-        "-9223372036854775809", "12345678901234567890123"}) {
+  for (const char* literal : {"0",
+                              "-0",
+                              "7",
+                              "-7",
+                              "007",
+                              "-",
+                              "1.0",
+                              "1e3",
+                              "12a",
+                              "123456789012345",
+                              "1234567890123456",
+                              "-9999999999999999",
+                              "12345678901234567",
+                              "999999999999999999",
+                              "1000000000000000000",
+                              "9223372036854775807",
+                              "9223372036854775808",
+                              "-9223372036854775808",
+                              "-9223372036854775809",
+                              "12345678901234567890123"}) {
     for (const char* key : {"\"pid\"", "\"External id\""}) {
       const std::string field = std::string(key) + ": " + literal;
       const std::string event = std::string(key)[1] == 'p'
@@ -378,6 +394,70 @@ TEST(FastEventParser, ReadingAtAnEventDeclinesBytesAboveAscii) {
   EXPECT_FALSE(fast_accepts(escaped));
   const std::string ascii = R"({"ph": "X", "name": "naive"})";
   EXPECT_EQ(read_at(ascii), ascii.size());
+}
+
+}  // namespace
+}  // namespace stepscope::kineto
+
+namespace stepscope::kineto {
+namespace {
+
+// The shape lists of an op ("Input Dims", "Input type") are kept as raw text after the fast path
+// checks their grammar: whatever it takes must be what simdjson reads, the rest is declined.
+TEST(FastEventParser, ShapeListsAgreeWithSimdjsonOrAreDeclined) {
+  EventParser fast(true);
+  EventParser slow(false);
+  const char* const lists[] = {"[]",
+                               "[ ]",
+                               "[[]]",
+                               "[[], [], [1]]",
+                               "[[4096, 1024], [1024]]",
+                               "[ [ 1 , 2 ] , [ ] ]",
+                               R"(["float", "", "Scalar"])",
+                               R"(["a\"b"])",
+                               R"(["\u00e9"])",
+                               "[-1, 0, 7]",
+                               "[[-3]]",
+                               "[[1, 2.5]]",
+                               "[[1e3]]",
+                               "[[01]]",
+                               "[[-]]",
+                               "[[1,]]",
+                               "[1,]",
+                               "[,]",
+                               "[[1 2]]",
+                               "[[[1]]]",
+                               R"([{"a": 1}])",
+                               "[true, null]",
+                               "[[1234567890123456]]",
+                               "[[12345678901234567]]",
+                               "[",
+                               "[[1",
+                               R"(["unterminated)",
+                               "[\"x\"]",
+                               R"(["tab\there"])"};
+  std::size_t taken = 0;
+  for (const char* list : lists) {
+    const std::string event = std::string(R"({"ph":"X","args":{"Input Dims":)") + list +
+                              R"(,"Input type":)" + list + "}}";
+    std::string padded = event + std::string(64, ' ');
+    const EventSlice slice{0, static_cast<std::uint32_t>(event.size()), 0};
+    RawEvent probe;
+    if (!fast_parse_event(padded.data(), event.size(), probe)) continue;
+    ++taken;
+    RawEvent a;
+    RawEvent b;
+    ASSERT_TRUE(slow.parse(padded.data(), slice, padded.size(), b).ok())
+        << "fast path accepted what simdjson refuses: " << event;
+    ASSERT_TRUE(fast.parse(padded.data(), slice, padded.size(), a).ok());
+    expect_same(a, b, event);
+    EXPECT_EQ(probe.input_dims, list);
+    EXPECT_EQ(probe.input_types, list);
+  }
+  EXPECT_GE(taken, 12U);  // the valid lists above
+  EXPECT_FALSE(fast_accepts(R"({"args":{"Input Dims":[[1,]]}})"));
+  EXPECT_FALSE(fast_accepts(R"({"args":{"Input Dims":[[01]]}})"));
+  EXPECT_TRUE(fast_accepts(R"({"args":{"Input Dims":[[1, 2.5], [[3]], {"a": [4]}]}})"));
 }
 
 }  // namespace
