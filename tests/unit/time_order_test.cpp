@@ -54,6 +54,27 @@ TEST(TimeOrder, ExtremeStartsSort) {
   }
 }
 
+// Two threads sort the halves and split the merge between them: every size, odd and even, and
+// halves that interleave or that do not overlap at all must give the one-thread order.
+TEST(TimeOrder, TwoThreadsAgreeAtEverySmallSizeAndShape) {
+  std::mt19937_64 random(7);
+  for (std::size_t events = 1; events <= 64; ++events) {
+    for (int shape = 0; shape < 3; ++shape) {
+      std::vector<std::int64_t> start(events);
+      std::vector<std::int64_t> dur(events);
+      for (std::size_t i = 0; i < events; ++i) {
+        const auto index = static_cast<std::int64_t>(i);
+        start[i] = shape == 0   ? static_cast<std::int64_t>(random() % 3)  // ties everywhere
+                   : shape == 1 ? index                                    // already in order
+                                : -index;                                  // reversed
+        dur[i] = static_cast<std::int64_t>(random() % 2);
+      }
+      ASSERT_EQ(time_order(start, dur, 2), reference_order(start, dur))
+          << events << " events, shape " << shape;
+    }
+  }
+}
+
 TEST(TimeOrder, NoEventsNoOrder) { EXPECT_TRUE(time_order({}, {}, 2).empty()); }
 
 }  // namespace
