@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "importers/kineto/digit_scan.h"
+
 namespace stepscope::kineto {
 
 namespace {
@@ -13,8 +15,6 @@ namespace {
 // only scale the value (integer part) or round it (fraction), and int64 nanoseconds need
 // far fewer.
 constexpr int kMaxDigits = 38;
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 struct Decimal {
   bool negative = false;
@@ -48,13 +48,13 @@ std::optional<Decimal> read_decimal(std::string_view text) {
     }
   };
   const std::size_t integer_start = i;
-  while (i < text.size() && is_digit(text[i])) take_digit(text[i++], false);
+  while (i < text.size() && is_ascii_digit(text[i])) take_digit(text[i++], false);
   if (i == integer_start) return std::nullopt;
   if (text[integer_start] == '0' && i - integer_start > 1) return std::nullopt;  // leading zero
   if (i < text.size() && text[i] == '.') {
     ++i;
     const std::size_t fraction_start = i;
-    while (i < text.size() && is_digit(text[i])) take_digit(text[i++], true);
+    while (i < text.size() && is_ascii_digit(text[i])) take_digit(text[i++], true);
     if (i == fraction_start) return std::nullopt;
   }
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
@@ -63,7 +63,7 @@ std::optional<Decimal> read_decimal(std::string_view text) {
     if (i < text.size() && (text[i] == '+' || text[i] == '-')) exponent_negative = text[i++] == '-';
     const std::size_t exponent_start = i;
     int exponent = 0;
-    while (i < text.size() && is_digit(text[i])) {
+    while (i < text.size() && is_ascii_digit(text[i])) {
       exponent = exponent < 100000 ? exponent * 10 + (text[i] - '0') : exponent;
       ++i;
     }
@@ -84,7 +84,7 @@ std::optional<std::int64_t> fast_microseconds(std::string_view literal) {
   constexpr std::size_t kMaxIntegerDigits = 16;
   std::size_t i = 0;
   std::int64_t value = 0;
-  while (i < literal.size() && i < kMaxIntegerDigits && is_digit(literal[i])) {
+  while (i < literal.size() && i < kMaxIntegerDigits && is_ascii_digit(literal[i])) {
     value = value * 10 + (literal[i++] - '0');
   }
   if (i == 0 || (literal[0] == '0' && i > 1) || value > kMaxPlainMicroseconds) return std::nullopt;
@@ -93,7 +93,7 @@ std::optional<std::int64_t> fast_microseconds(std::string_view literal) {
   const std::size_t fraction_start = ++i;
   std::int64_t fraction = 0;
   // Three decimals at most here; longer fractions take the exact path (and cannot overflow).
-  while (i < literal.size() && is_digit(literal[i]) && i - fraction_start < 4) {
+  while (i < literal.size() && is_ascii_digit(literal[i]) && i - fraction_start < 4) {
     fraction = fraction * 10 + (literal[i++] - '0');
   }
   const std::size_t digits = i - fraction_start;
@@ -161,7 +161,7 @@ bool is_integer_literal(std::string_view literal) {
     std::memcpy(&second, padded + kWord, kWord);
     return all_digits(first) && all_digits(second);
   }
-  return std::all_of(literal.begin(), literal.end(), is_digit);
+  return std::all_of(literal.begin(), literal.end(), is_ascii_digit);
 }
 
 }  // namespace stepscope::kineto

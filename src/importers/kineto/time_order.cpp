@@ -50,7 +50,8 @@ std::vector<EventIndex> time_order(std::span<const std::int64_t> start_ns,
     std::stable_sort(order.begin(), order.end(), earlier);
     return order;
   }
-  const auto middle = order.begin() + static_cast<std::ptrdiff_t>(order.size() / 2);
+  const std::size_t half_size = order.size() / 2;  // the inputs' split and the output's
+  const auto middle = order.begin() + static_cast<std::ptrdiff_t>(half_size);
   parallel_for(2, 2, [&](std::size_t half) {
     if (half == 0) {
       std::stable_sort(order.begin(), middle, earlier);
@@ -61,12 +62,10 @@ std::vector<EventIndex> time_order(std::span<const std::int64_t> start_ns,
   // The merge in two halves as well: the first half of the output is a prefix of each sorted
   // half, found by a binary search that keeps std::merge's rule on ties (the first range's
   // element goes first), so the result is the one merge's.
-  const std::span<const EventIndex> first(order.data(), order.size() / 2);
-  const std::span<const EventIndex> second(order.data() + first.size(),
-                                           order.size() - first.size());
-  const std::size_t half_output = order.size() / 2;
-  const std::size_t from_first = merge_split(first, second, half_output, earlier);
-  const std::size_t from_second = half_output - from_first;
+  const std::span<const EventIndex> first(order.data(), half_size);
+  const std::span<const EventIndex> second(order.data() + half_size, order.size() - half_size);
+  const std::size_t from_first = merge_split(first, second, half_size, earlier);
+  const std::size_t from_second = half_size - from_first;
   std::vector<EventIndex> merged(order.size());
   parallel_for(2, 2, [&](std::size_t half) {
     if (half == 0) {
@@ -76,7 +75,7 @@ std::vector<EventIndex> time_order(std::span<const std::int64_t> start_ns,
     } else {
       std::merge(first.begin() + static_cast<std::ptrdiff_t>(from_first), first.end(),
                  second.begin() + static_cast<std::ptrdiff_t>(from_second), second.end(),
-                 merged.begin() + static_cast<std::ptrdiff_t>(half_output), earlier);
+                 merged.begin() + static_cast<std::ptrdiff_t>(half_size), earlier);
     }
   });
   return merged;
