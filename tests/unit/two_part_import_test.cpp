@@ -1,5 +1,5 @@
-// A mapped trace read in two parts at once (run_in_two_parts) must give exactly the trace one
-// reading gives, wherever the cut falls: at any event's start (the later part is used), or
+// A mapped trace read in parts at once (run_in_parts) must give exactly the trace one
+// reading gives, wherever the cuts fall: at any event's start (the later part is used), or
 // anywhere else (inside an event, a string, the top-level keys: the earlier part reads on).
 // The trace below has what crosses a cut: B/E pairs and E events without a B, threads first
 // seen or renamed after it, strings first used after it, args rows of every kind, memory
@@ -15,6 +15,7 @@
 
 #include "importers/kineto/event_splitter.h"
 #include "importers/kineto/pipeline.h"
+#include "importers/kineto/read_in_parts.h"
 #include "importers/kineto/trace_builder.h"
 #include "io/byte_source.h"
 
@@ -72,13 +73,20 @@ struct Loaded {
   std::uint64_t events_seen = 0;
 };
 
-// One reading of `source` (split_at absent) or two parts cut at split_at.
-Loaded read(io::ByteSource& source, std::optional<std::uint64_t> split_at) {
+// Two parts cut at `split_at`.
+PartPlan cut_in_two(std::uint64_t split_at) {
+  PartPlan plan;
+  plan.cuts = {split_at};
+  return plan;
+}
+
+// One reading of `source` (no plan) or the parts planned.
+Loaded read(io::ByteSource& source, const std::optional<PartPlan>& plan) {
   Loaded loaded;
   EventSplitter splitter(source);
   TraceBuilder builder(loaded.trace);
-  const Status status = split_at ? run_in_two_parts(splitter, builder, source, *split_at, 64, {})
-                                 : run_sequential(splitter, builder, {});
+  const Status status = plan ? run_in_parts(splitter, builder, source, *plan, 64, {})
+                             : run_sequential(splitter, builder, {});
   EXPECT_TRUE(status.ok()) << (status.ok() ? "" : status.error().describe());
   EXPECT_TRUE(builder.finish(splitter.top_level(), 2).ok());
   loaded.notes = builder.notes().notes();
@@ -88,11 +96,11 @@ Loaded read(io::ByteSource& source, std::optional<std::uint64_t> split_at) {
 }
 
 // The file at `path`, mapped.
-Loaded load(const std::string& path, std::optional<std::uint64_t> split_at) {
+Loaded load(const std::string& path, const std::optional<PartPlan>& plan) {
   auto source = io::open_byte_source(path);
   EXPECT_TRUE(source.ok());
   EXPECT_FALSE((*source)->mapped().empty());
-  return read(**source, split_at);
+  return read(**source, plan);
 }
 
 // One reading of a stream: its events are cut out into batches and parsed there, where a
@@ -196,7 +204,7 @@ TEST_F(TwoPartImport, EveryCutGivesTheTraceOfOneReading) {
   ASSERT_GT(one.trace.stats.unmatched_begin_end, 0U);  // the E without a B, the open B
   ASSERT_EQ(one.notes.size(), 1U);                     // the External id written as a string
   for (std::uint64_t cut = 0; cut <= text_.size(); ++cut) {
-    expect_same(one, load(path_, cut), cut);
+    expect_same(one, load(path_, cut_in_two(cut)), cut);
     if (HasFatalFailure()) return;
   }
 }
@@ -213,7 +221,7 @@ TEST_F(TwoPartImport, EveryCutGivesTheTraceOfOneReadingWithNoBeginLeftOpen) {
                               one.trace.events.source_offset.end()));  // reordered by time
   std::size_t two_parts = 0;
   for (std::uint64_t cut = 0; cut <= text_.size(); ++cut) {
-    const Loaded two = load(path_, cut);
+    const Loaded two = load(path_, cut_in_two(cut));
     expect_same(one, two, cut);
     if (HasFatalFailure()) return;
     two_parts += cut >= 3 && text_.compare(cut - 3, 4, "\n  {") == 0 ? 1 : 0;
@@ -240,9 +248,9 @@ TEST_F(TwoPartImport, AnErrorInTheLaterPartIsTheErrorOfOneReading) {
     Trace trace;
     EventSplitter splitter(**source);
     TraceBuilder builder(trace);
-    const Status status = split_at
-                              ? run_in_two_parts(splitter, builder, **source, *split_at, 64, {})
-                              : run_sequential(splitter, builder, {});
+    const Status status =
+        split_at ? run_in_parts(splitter, builder, **source, cut_in_two(*split_at), 64, {})
+                 : run_sequential(splitter, builder, {});
     EXPECT_FALSE(status.ok());
     return status.ok() ? Error{} : status.error();
   };
@@ -257,6 +265,123 @@ TEST_F(TwoPartImport, AnErrorInTheLaterPartIsTheErrorOfOneReading) {
     ++cuts;
   }
   EXPECT_GT(cuts, 5U);
+}
+
+// Where cuts are tried: every event's start, and places that are none (the middle of an
+// event, a string holding `}, {`, the top-level keys).
+std::vector<std::uint64_t> candidate_cuts(const std::string& text) {
+  std::vector<std::uint64_t> cuts;
+  for (std::size_t at = text.find("\n  {"); at != std::string::npos;
+       at = text.find("\n  {", at + 1)) {
+    cuts.push_back(at + 3);
+  }
+  cuts.push_back(text.find("}, {\""));  // inside the quoted name
+  cuts.push_back(text.find("aten::mm") + 2);
+  cuts.push_back(text.find("traceEvents"));
+  cuts.push_back(text.find("displayTimeUnit"));
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  return cuts;
+}
+
+constexpr PartSchedule kSchedules[] = {PartSchedule::kFirstThenSecond,
+                                       PartSchedule::kSecondThenFirst, PartSchedule::kTwoThreads};
+
+// Three chunks: the reader that runs first also takes the other's chunk when it can, so the
+// parts are absorbed in every order (a small part into the large one after it, or before it).
+TEST_F(TwoPartImport, EveryPairOfCutsInEveryScheduleGivesTheTraceOfOneReading) {
+  const Loaded one = load(path_, std::nullopt);
+  const std::vector<std::uint64_t> cuts = candidate_cuts(text_);
+  ASSERT_GT(cuts.size(), std::size(kEvents));
+  for (std::size_t i = 0; i < cuts.size(); ++i) {
+    for (std::size_t j = i + 1; j < cuts.size(); ++j) {
+      for (const PartSchedule schedule : kSchedules) {
+        for (std::size_t second_from = 1; second_from <= 2; ++second_from) {
+          const PartPlan plan{{cuts[i], cuts[j]}, second_from, schedule};
+          expect_same(one, load(path_, plan), cuts[i] * 100000 + cuts[j]);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// A cut at every event: the reader that runs first takes half of what the other has left,
+// again and again, so that many parts, most of them small, are absorbed.
+TEST_F(TwoPartImport, ACutAtEveryEventInEveryScheduleGivesTheTraceOfOneReading) {
+  for (const std::string_view leave_out : {std::string_view(), std::string_view("left_open")}) {
+    text_ = trace_text(leave_out);
+    std::ofstream(path_, std::ios::binary | std::ios::trunc) << text_;
+    const Loaded one = load(path_, std::nullopt);
+    PartPlan plan;
+    for (std::size_t at = text_.find("\n  {"); at != std::string::npos;
+         at = text_.find("\n  {", at + 1)) {
+      plan.cuts.push_back(at + 3);
+    }
+    plan.cuts.erase(plan.cuts.begin());  // the first event starts the first chunk
+    for (const PartSchedule schedule : kSchedules) {
+      plan.schedule = schedule;
+      for (plan.second_from = 1; plan.second_from <= plan.cuts.size(); ++plan.second_from) {
+        expect_same(one, load(path_, plan), plan.second_from);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST_F(TwoPartImport, AnErrorInALaterPartIsTheErrorOfOneReadingInEverySchedule) {
+  const std::string cut_text = text_.substr(0, text_.find("ncclKernel"));
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << cut_text;
+  auto first_error = [this](const std::optional<PartPlan>& plan) {
+    auto source = io::open_byte_source(path_);
+    EXPECT_TRUE(source.ok());
+    Trace trace;
+    EventSplitter splitter(**source);
+    TraceBuilder builder(trace);
+    const Status status = plan ? run_in_parts(splitter, builder, **source, *plan, 64, {})
+                               : run_sequential(splitter, builder, {});
+    EXPECT_FALSE(status.ok());
+    return status.ok() ? Error{} : status.error();
+  };
+  const Error one = first_error(std::nullopt);
+  ASSERT_TRUE(one.byte_offset.has_value());
+  const std::vector<std::uint64_t> cuts = candidate_cuts(cut_text);
+  for (std::size_t i = 0; i < cuts.size(); ++i) {
+    for (std::size_t j = i + 1; j < cuts.size(); ++j) {
+      for (const PartSchedule schedule : kSchedules) {
+        const Error two = first_error(PartPlan{{cuts[i], cuts[j]}, 1, schedule});
+        EXPECT_EQ(one.message, two.message) << cuts[i] << " " << cuts[j];
+        EXPECT_EQ(one.byte_offset, two.byte_offset) << cuts[i] << " " << cuts[j];
+      }
+    }
+  }
+}
+
+TEST(PartPlan, CutsAreEventStartsAboutAChunkApart) {
+  std::string text = "[";
+  for (int i = 0; i < 4000; ++i) {
+    text += std::string(i == 0 ? "" : ",\n") +
+            R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": )" +
+            std::to_string(i) + R"(, "dur": 1})";
+  }
+  text += "]";
+  const std::optional<PartPlan> plan = plan_parts(text, 16 << 10);
+  ASSERT_TRUE(plan.has_value());
+  // Whole chunks of at least the size asked, as even as the events allow (one is 70-odd bytes).
+  const std::size_t chunks = text.size() / (16 << 10);
+  ASSERT_EQ(plan->cuts.size(), chunks - 1);
+  const double even = static_cast<double>(text.size()) / static_cast<double>(chunks);
+  for (std::size_t k = 0; k < plan->cuts.size(); ++k) {
+    EXPECT_EQ(text.substr(plan->cuts[k], 7), R"({"ph": )") << k;
+    if (k > 0) {
+      EXPECT_GT(plan->cuts[k], plan->cuts[k - 1]);
+      EXPECT_NEAR(static_cast<double>(plan->cuts[k] - plan->cuts[k - 1]), even, 100) << k;
+    }
+  }
+  EXPECT_GE(plan->second_from, 1U);
+  EXPECT_LE(plan->second_from, plan->cuts.size());
+  EXPECT_NEAR(static_cast<double>(plan->cuts[plan->second_from - 1]), text.size() / 2.0, 16 << 10);
+  EXPECT_FALSE(plan_parts(std::string(1 << 20, ' '), 16 << 10).has_value());
 }
 
 TEST_F(TwoPartImport, TheSplitPointIsAnEventStartNearTheMiddle) {

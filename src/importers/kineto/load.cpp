@@ -8,6 +8,7 @@
 
 #include "importers/kineto/event_splitter.h"
 #include "importers/kineto/pipeline.h"
+#include "importers/kineto/read_in_parts.h"
 #include "importers/kineto/trace_builder.h"
 #include "io/byte_source.h"
 #include "io/inflate_ahead.h"
@@ -57,16 +58,16 @@ std::size_t expected_events(const io::ByteSource& source) {
       expected_decompressed_bytes(source) / kMinEventBytes + 1024, kMaxReservedEvents));
 }
 
-// A mapped trace this large is read in two parts at once, one per thread: each part is read as
+// A mapped trace this large is read in parts on two threads (read_in_parts.h), each part read as
 // one thread reads a trace, with nothing handed between threads per event (with the pipeline's
-// hand-over of parsed events, two threads spend about a tenth more CPU than one). Smaller ones, and
-// streams, which cannot be entered in the middle, take the pipeline.
+// hand-over of parsed events, two threads spend about a tenth more CPU than one). Smaller ones,
+// and streams, which cannot be entered in the middle, take the pipeline.
 constexpr std::uint64_t kTwoPartsFromBytes = 32ULL << 20;
 
-std::optional<std::uint64_t> two_part_split(const io::ByteSource& source, unsigned threads) {
+std::optional<kineto::PartPlan> part_plan(const io::ByteSource& source, unsigned threads) {
   const std::string_view mapped = source.mapped();
   if (threads < 2 || mapped.size() < kTwoPartsFromBytes) return std::nullopt;
-  return kineto::split_point(mapped);
+  return kineto::plan_parts(mapped);
 }
 
 // A .json.gz this large (by its gzip trailer) is inflated ahead into memory on one thread while
@@ -93,9 +94,8 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   if (inflating != nullptr) {
     status =
         kineto::run_inflating_ahead(splitter, builder, *inflating, expected_events(source), tick);
-  } else if (const std::optional<std::uint64_t> split = two_part_split(source, threads)) {
-    status =
-        kineto::run_in_two_parts(splitter, builder, source, *split, expected_events(source), tick);
+  } else if (const std::optional<kineto::PartPlan> plan = part_plan(source, threads)) {
+    status = kineto::run_in_parts(splitter, builder, source, *plan, expected_events(source), tick);
   } else if (threads >= 2) {
     // Both threads split (and inflate) or parse as work comes, and this one builds.
     status = kineto::run_parallel(splitter, builder, threads - 1, tick);

@@ -13,6 +13,7 @@
 #include "importers/kineto/byte_scan.h"
 #include "importers/kineto/event_parser.h"
 #include "importers/kineto/fast_event_parser.h"
+#include "importers/kineto/read_in_parts.h"
 
 namespace stepscope::kineto {
 
@@ -348,23 +349,6 @@ Status join_parts(EventSplitter& splitter, TraceBuilder& builder, Status status,
 
 }  // namespace
 
-Status run_in_two_parts(EventSplitter& splitter, TraceBuilder& builder, io::ByteSource& source,
-                        std::uint64_t split_at, std::size_t expected_events,
-                        const ProgressTick& tick) {
-  // Only a mapping can be entered in the middle.
-  if (source.mapped().empty()) return run_sequential(splitter, builder, tick);
-  LaterPart later(expected_events);
-  EventSplitter later_splitter(source);
-  later_splitter.start_at_event(split_at);
-  // A jthread: should this thread throw (out of memory), the other is joined, not abandoned.
-  std::jthread reading_later(
-      [&] { later.status = read_later_part(later_splitter, later.builder); });
-  splitter.stop_at_event(split_at);
-  Status status = run_sequential(splitter, builder, tick);
-  reading_later.join();
-  return join_parts(splitter, builder, std::move(status), &later_splitter, later, tick);
-}
-
 Status run_inflating_ahead(EventSplitter& splitter, TraceBuilder& builder,
                            io::InflatingBuffer& buffer, std::size_t expected_events,
                            const ProgressTick& tick) {
@@ -398,20 +382,8 @@ Status run_inflating_ahead(EventSplitter& splitter, TraceBuilder& builder,
 }
 
 std::optional<std::uint64_t> split_point(std::string_view mapped, std::uint64_t from) {
-  // Searched this far past the middle; Kineto writes one event per few hundred bytes.
-  constexpr std::size_t kSearch = 1 << 20;
   if (from >= mapped.size()) return std::nullopt;
-  const std::size_t middle = static_cast<std::size_t>(from + (mapped.size() - from) / 2);
-  const std::size_t to = std::min(mapped.size(), middle + kSearch);
-  for (std::size_t at = mapped.find('{', middle); at < to; at = mapped.find('{', at + 1)) {
-    std::size_t before = at;
-    while (before > 0 && is_json_space(mapped[before - 1])) --before;
-    if (before == 0 || mapped[before - 1] != ',') continue;
-    --before;
-    while (before > 0 && is_json_space(mapped[before - 1])) --before;
-    if (before > 0 && mapped[before - 1] == '}') return at;
-  }
-  return std::nullopt;
+  return event_start_after(mapped, from + (mapped.size() - from) / 2);
 }
 
 }  // namespace stepscope::kineto

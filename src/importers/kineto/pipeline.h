@@ -24,15 +24,6 @@ Status run_sequential(EventSplitter& splitter, TraceBuilder& builder, const Prog
 Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned parse_workers,
                     const ProgressTick& tick);
 
-// A mapped trace read as two parts at once, each split, parsed and built on its own thread as
-// in run_sequential, the later part from `split_at` (an event start that split_point() found).
-// The earlier part's builder then absorbs the later part's trace. If the earlier part's
-// splitter shows that no event starts at `split_at`, or the later part fails, the earlier part
-// reads on to the end itself: the trace and the first error are always those of one reading.
-Status run_in_two_parts(EventSplitter& splitter, TraceBuilder& builder, io::ByteSource& source,
-                        std::uint64_t split_at, std::size_t expected_events,
-                        const ProgressTick& tick);
-
 // A .json.gz inflated ahead (io/inflate_ahead.h): this thread reads the text in place as it
 // grows, while another inflates it; that one then reads a later part from an event start it
 // chooses past what this thread has been shown, and this thread absorbs it as above.

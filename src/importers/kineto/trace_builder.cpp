@@ -454,14 +454,20 @@ void TraceBuilder::append_later_columns() {
 }
 
 // The later part's unmatched `E` events close this part's open `B` events, in file order, as
-// they would have in one reading; its own open `B` events then stack above this part's.
+// they would have in one reading; its own open `B` events then stack above this part's. When
+// this builder reads a later part itself, an `E` that finds no `B` here stays pending, after
+// this part's own, for the builder of the parts before.
 void TraceBuilder::absorb_begins_and_ends(TraceBuilder& later, EventIndex first_event,
                                           const std::vector<std::uint32_t>& threads) {
   ImportStats& stats = trace_.stats;
   for (const PendingEnd& end : later.pending_ends_) {
     auto& stack = open_begins_[threads[end.thread]];
     if (stack.empty()) {
-      ++stats.unmatched_begin_end;
+      if (later_part_) {
+        pending_ends_.push_back(PendingEnd{threads[end.thread], end.time_ns});
+      } else {
+        ++stats.unmatched_begin_end;
+      }
       continue;
     }
     const EventIndex begin = stack.back();
@@ -488,7 +494,8 @@ void TraceBuilder::absorb_begins_and_ends(TraceBuilder& later, EventIndex first_
 }
 
 void TraceBuilder::absorb(TraceBuilder& later, unsigned workers) {
-  append_later_columns();  // a part absorbed before this one is placed first
+  append_later_columns();        // a part absorbed before this one is placed first
+  later.append_later_columns();  // and one that `later` absorbed is placed in it
   const Trace& part = later.trace_;
   // Strings in the later part's order of first use: the same order one reading interns them.
   std::vector<StringId> strings(part.strings.size());

@@ -33,7 +33,8 @@ class TraceBuilder {
   void continue_earlier_part() { later_part_ = true; }
   // Appends what `later` built from the part after this builder's, exactly as if this builder
   // had read it: strings and threads renumbered in order of first use, rows moved, `E` events
-  // matched against the `B` events still open here, counts and notes added.
+  // matched against the `B` events still open here, counts and notes added. Parts after this
+  // one may be absorbed in turn; a part that absorbed parts of its own may be absorbed.
   void absorb(TraceBuilder& later, unsigned workers = 1);
   // What was accepted rather than refused, for the TraceSet's notes.
   [[nodiscard]] const ImportNotes& notes() const { return notes_; }
