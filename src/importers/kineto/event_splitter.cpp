@@ -219,7 +219,7 @@ void EventSplitter::finish_events_array() { state_ = after_events_; }
 
 void EventSplitter::start_at_event(std::uint64_t offset) {
   // Which form the document has (an object holding traceEvents, or the bare array) decides
-  // what may follow the array. A stream cannot be entered in the middle: run_in_two_parts
+  // what may follow the array. A stream cannot be entered in the middle: run_in_parts
   // reads those in one part.
   if (!in_place_) return;
   const char* first = skip_json_space(data_, data_ + end_);

@@ -101,14 +101,15 @@ class EventSplitter {
   // the tail of the input as well).
   void done_with_all();
 
-  // Reading a mapped trace in two parts at once (pipeline.h, run_in_two_parts). The later
-  // part's splitter starts at `offset`, taken to be the start of an event in the event array;
-  // the earlier part's stops before the event that starts at `offset`, if one does, which
-  // proves the guess. Without an event starting there, the earlier part reads to the end.
+  // Reading a mapped trace in parts at once (read_in_parts.h). A later part's splitter starts
+  // at `offset`, taken to be the start of an event in the event array; the part before stops
+  // before the event that starts at `offset`, if one does, which proves the guess. Without an
+  // event starting there, the part before reads to the end.
   void start_at_event(std::uint64_t offset);
   void stop_at_event(std::uint64_t offset) { stop_at_ = offset; }
   [[nodiscard]] bool reached_stop() const { return reached_stop_; }
-  // Goes on past the stop reached, when the later part cannot be used.
+  // Goes on past the stop reached: to the next stop set, or, with none, to the end (when a
+  // later part cannot be used).
   void resume_after_stop();
   // Takes what the later part's splitter read after this one's stop: the top-level fields
   // that follow the event array, and its count of events.
