@@ -78,6 +78,12 @@ class PartBoard {
     return add_later(first, end);
   }
 
+  // `part` has read to the end of the document.
+  void close(Part& part) {
+    std::lock_guard lock(mutex_);
+    part.end_chunk = part.next_chunk;
+  }
+
   void fail() {
     std::lock_guard lock(mutex_);
     failed_ = true;
@@ -133,8 +139,12 @@ Status read_part(Part& part, PartBoard& board, const ProgressTick& tick) {
   for (;;) {
     if (chunk + 1 < board.chunks()) part.splitter->stop_at_event(board.start_of(chunk + 1));
     STEPSCOPE_TRY(run_sequential(*part.splitter, *part.builder, tick));
-    // Past a cut that is no event start, or the last chunk: read to the end of the document.
-    if (!part.splitter->reached_stop()) return Done{};
+    // Past a cut that is no event start, or the last chunk: read to the end of the document,
+    // and the chunks it still held are no one's to read.
+    if (!part.splitter->reached_stop()) {
+      board.close(part);
+      return Done{};
+    }
     const std::optional<std::size_t> next = board.claim_next(part);
     if (!next) {
       part.ended_at_cut = true;
@@ -147,11 +157,17 @@ Status read_part(Part& part, PartBoard& board, const ProgressTick& tick) {
 
 // A reader: its part, then parts taken from the other reader, until none is left. Running out
 // of memory fails its part only, off the calling thread (the first part then reads on alone, and
-// reports it if it runs out too), instead of ending the process from an uncaught exception.
+// reports it if it runs out too), instead of ending the process from an uncaught exception; on
+// the calling thread the exception goes on to the caller, and the other reader takes no more.
 void read_parts(Part* part, PartBoard& board, const ProgressTick& tick, bool calling_thread) {
   while (part != nullptr) {
     if (calling_thread) {
-      part->status = read_part(*part, board, tick);
+      try {
+        part->status = read_part(*part, board, tick);
+      } catch (...) {
+        board.fail();
+        throw;
+      }
     } else {
       try {
         part->status = read_part(*part, board, tick);
