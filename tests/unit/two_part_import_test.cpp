@@ -103,6 +103,19 @@ Loaded load(const std::string& path, const std::optional<PartPlan>& plan) {
   return read(**source, plan);
 }
 
+// The error of reading the file at `path` at once or in the parts planned, which must fail.
+Error first_error(const std::string& path, const std::optional<PartPlan>& plan) {
+  auto source = io::open_byte_source(path);
+  EXPECT_TRUE(source.ok());
+  Trace trace;
+  EventSplitter splitter(**source);
+  TraceBuilder builder(trace);
+  const Status status = plan ? run_in_parts(splitter, builder, **source, *plan, 64, {})
+                             : run_sequential(splitter, builder, {});
+  EXPECT_FALSE(status.ok());
+  return status.ok() ? Error{} : status.error();
+}
+
 // One reading of a stream: its events are cut out into batches and parsed there, where a
 // mapped input's are read in place.
 Loaded load_stream(const std::string& text) {
@@ -242,24 +255,12 @@ TEST_F(TwoPartImport, ReadingInPlaceGivesTheTraceOfReadingAStream) {
 TEST_F(TwoPartImport, AnErrorInTheLaterPartIsTheErrorOfOneReading) {
   const std::string cut_text = text_.substr(0, text_.find("ncclKernel"));
   std::ofstream(path_, std::ios::binary | std::ios::trunc) << cut_text;
-  auto first_error = [this](std::optional<std::uint64_t> split_at) {
-    auto source = io::open_byte_source(path_);
-    EXPECT_TRUE(source.ok());
-    Trace trace;
-    EventSplitter splitter(**source);
-    TraceBuilder builder(trace);
-    const Status status =
-        split_at ? run_in_parts(splitter, builder, **source, cut_in_two(*split_at), 64, {})
-                 : run_sequential(splitter, builder, {});
-    EXPECT_FALSE(status.ok());
-    return status.ok() ? Error{} : status.error();
-  };
-  const Error one = first_error(std::nullopt);
+  const Error one = first_error(path_, std::nullopt);
   ASSERT_TRUE(one.byte_offset.has_value());
   std::size_t cuts = 0;
   for (std::size_t at = cut_text.find("\n  {"); at != std::string::npos;
        at = cut_text.find("\n  {", at + 1)) {
-    const Error two = first_error(at + 3);
+    const Error two = first_error(path_, cut_in_two(at + 3));
     EXPECT_EQ(one.message, two.message) << "cut at " << at + 3;
     EXPECT_EQ(one.byte_offset, two.byte_offset) << "cut at " << at + 3;
     ++cuts;
@@ -332,24 +333,13 @@ TEST_F(TwoPartImport, ACutAtEveryEventInEveryScheduleGivesTheTraceOfOneReading) 
 TEST_F(TwoPartImport, AnErrorInALaterPartIsTheErrorOfOneReadingInEverySchedule) {
   const std::string cut_text = text_.substr(0, text_.find("ncclKernel"));
   std::ofstream(path_, std::ios::binary | std::ios::trunc) << cut_text;
-  auto first_error = [this](const std::optional<PartPlan>& plan) {
-    auto source = io::open_byte_source(path_);
-    EXPECT_TRUE(source.ok());
-    Trace trace;
-    EventSplitter splitter(**source);
-    TraceBuilder builder(trace);
-    const Status status = plan ? run_in_parts(splitter, builder, **source, *plan, 64, {})
-                               : run_sequential(splitter, builder, {});
-    EXPECT_FALSE(status.ok());
-    return status.ok() ? Error{} : status.error();
-  };
-  const Error one = first_error(std::nullopt);
+  const Error one = first_error(path_, std::nullopt);
   ASSERT_TRUE(one.byte_offset.has_value());
   const std::vector<std::uint64_t> cuts = candidate_cuts(cut_text);
   for (std::size_t i = 0; i < cuts.size(); ++i) {
     for (std::size_t j = i + 1; j < cuts.size(); ++j) {
       for (const PartSchedule schedule : kSchedules) {
-        const Error two = first_error(PartPlan{{cuts[i], cuts[j]}, 1, schedule});
+        const Error two = first_error(path_, PartPlan{{cuts[i], cuts[j]}, 1, schedule});
         EXPECT_EQ(one.message, two.message) << cuts[i] << " " << cuts[j];
         EXPECT_EQ(one.byte_offset, two.byte_offset) << cuts[i] << " " << cuts[j];
       }

@@ -10,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "importers/kineto/byte_scan.h"
 #include "importers/kineto/event_parser.h"
 #include "importers/kineto/fast_event_parser.h"
 #include "importers/kineto/read_in_parts.h"

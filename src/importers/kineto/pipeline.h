@@ -26,7 +26,8 @@ Status run_parallel(EventSplitter& splitter, TraceBuilder& builder, unsigned par
 
 // A .json.gz inflated ahead (io/inflate_ahead.h): this thread reads the text in place as it
 // grows, while another inflates it; that one then reads a later part from an event start it
-// chooses past what this thread has been shown, and this thread absorbs it as above.
+// chooses past what this thread has been shown, and this thread absorbs it (read_in_parts.h
+// reads a mapped trace in parts the same way).
 Status run_inflating_ahead(EventSplitter& splitter, TraceBuilder& builder,
                            io::InflatingBuffer& buffer, std::size_t expected_events,
                            const ProgressTick& tick);

@@ -1,6 +1,7 @@
 #include "importers/kineto/read_in_parts.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -228,8 +229,17 @@ void absorb_parts(const std::vector<Part*>& parts, std::size_t used) {
   TraceBuilder& builder = *parts.front()->builder;
   for (std::size_t i = 1; i < largest; ++i) builder.absorb(*parts[i]->builder, kWorkers);
   builder.absorb(*parts[largest]->builder, kWorkers);
-  for (std::size_t i = 1; i < used; ++i)
+  for (std::size_t i = 1; i < used; ++i) {
     parts.front()->splitter->append_later_part(*parts[i]->splitter);
+  }
+}
+
+// Cuts strictly ascending inside the text, and the second reader's chunk among them.
+bool is_usable(const PartPlan& plan, std::size_t text_size) {
+  const auto& cuts = plan.cuts;
+  return !cuts.empty() && plan.second_from >= 1 && plan.second_from <= cuts.size() &&
+         cuts.back() < text_size &&
+         std::adjacent_find(cuts.begin(), cuts.end(), std::greater_equal<>()) == cuts.end();
 }
 
 }  // namespace
@@ -264,7 +274,9 @@ std::optional<PartPlan> plan_parts(std::string_view mapped, std::uint64_t chunk_
 Status run_in_parts(EventSplitter& splitter, TraceBuilder& builder, io::ByteSource& source,
                     const PartPlan& plan, std::size_t expected_events, const ProgressTick& tick) {
   // Only a mapping can be entered in the middle.
-  if (source.mapped().empty() || plan.cuts.empty()) return run_sequential(splitter, builder, tick);
+  if (source.mapped().empty() || !is_usable(plan, source.mapped().size())) {
+    return run_sequential(splitter, builder, tick);
+  }
   PartBoard board(source, plan, expected_events);
   Part& first = board.add_first(splitter, builder);
   Part& second = board.add_second();
