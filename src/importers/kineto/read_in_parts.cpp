@@ -25,8 +25,10 @@ struct Part {
   std::unique_ptr<Trace> own_trace;
   std::unique_ptr<TraceBuilder> own_builder;
   Status status = Done{};
-  // Its splitter stopped exactly at the start of chunk end_chunk: an event starts there.
-  bool ended_at_cut = false;
+
+  // Its reading stopped exactly at the start of chunk end_chunk, which proves an event starts
+  // there: its splitter is left at the stop only when another reader had the rest.
+  [[nodiscard]] bool ended_at_cut() const { return status && splitter->reached_stop(); }
 };
 
 class PartBoard {
@@ -147,10 +149,7 @@ Status read_part(Part& part, PartBoard& board, const ProgressTick& tick) {
       return Done{};
     }
     const std::optional<std::size_t> next = board.claim_next(part);
-    if (!next) {
-      part.ended_at_cut = true;
-      return Done{};
-    }
+    if (!next) return Done{};
     part.splitter->resume_after_stop();
     chunk = *next;
   }
@@ -162,19 +161,15 @@ Status read_part(Part& part, PartBoard& board, const ProgressTick& tick) {
 // the calling thread the exception goes on to the caller, and the other reader takes no more.
 void read_parts(Part* part, PartBoard& board, const ProgressTick& tick, bool calling_thread) {
   while (part != nullptr) {
-    if (calling_thread) {
-      try {
-        part->status = read_part(*part, board, tick);
-      } catch (...) {
-        board.fail();
-        throw;
-      }
-    } else {
-      try {
-        part->status = read_part(*part, board, tick);
-      } catch (const std::bad_alloc&) {
-        part->status = make_error(ErrorKind::kLimitExceeded, "out of memory reading a part");
-      }
+    try {
+      part->status = read_part(*part, board, tick);
+    } catch (const std::bad_alloc&) {
+      board.fail();
+      if (calling_thread) throw;
+      part->status = make_error(ErrorKind::kLimitExceeded, "out of memory reading a part");
+    } catch (...) {
+      board.fail();
+      throw;
     }
     if (!part->status) {
       board.fail();
@@ -210,7 +205,7 @@ std::size_t events_of(const Part& part) { return part.own_trace->events.size(); 
 // stopped exactly.
 std::size_t parts_used(const std::vector<Part*>& parts) {
   std::size_t used = 1;
-  while (used < parts.size() && parts[used - 1]->ended_at_cut) ++used;
+  while (used < parts.size() && parts[used - 1]->ended_at_cut()) ++used;
   return used;
 }
 
