@@ -80,9 +80,12 @@ using Status = Result<Done>;
     auto&& stepscope_try_result = (expr);                                      \
     if (!stepscope_try_result) return std::move(stepscope_try_result).error(); \
   } while (false)
+// `tmp` names a variable and `lhs` may declare one: neither can be put in parentheses.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define STEPSCOPE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                                    \
   if (!tmp) return std::move(tmp).error();              \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 #define STEPSCOPE_ASSIGN_OR_RETURN(lhs, expr) \
   STEPSCOPE_ASSIGN_OR_RETURN_IMPL(STEPSCOPE_CONCAT(stepscope_result_, __LINE__), lhs, expr)

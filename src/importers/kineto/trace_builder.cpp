@@ -42,27 +42,35 @@ class ReorderScratch {
 };
 
 // Puts one column in `order`, in place. Its events from `first` on may still be in `later`
-// (the later part's column, read through `map`): they are appended, and `later` is emptied.
+// (the later part's column, read through `map`): they are gathered from there, appended as they
+// come (resizing first would write each twice, zeros and then the value), and `later` is emptied.
+// Only the events already in `column` are copied aside, since they are overwritten.
 template <typename T, typename Map>
 void reorder(const std::vector<EventIndex>& order, std::size_t first, std::vector<T>& column,
              std::vector<T>* later, const Map& map, ReorderScratch& scratch) {
   static_assert(std::is_trivially_copyable_v<T>);
   const std::size_t n = order.size();
   if (n == 0) return;
-  std::byte* saved = scratch.hold(n * sizeof(T));
   const std::size_t kept = later == nullptr ? n : first;
+  std::byte* saved = scratch.hold(kept * sizeof(T));
   if (kept > 0) std::memcpy(saved, column.data(), kept * sizeof(T));
-  if (later != nullptr) {
-    for (std::size_t i = first; i < n; ++i) {
-      const T value = static_cast<T>(map((*later)[i - first]));
-      std::memcpy(saved + i * sizeof(T), &value, sizeof(T));
-    }
-    std::vector<T>().swap(*later);
-    column.resize(n);  // within the earlier part's reservation, as a rule: no copy
+  const auto saved_at = [saved](EventIndex event) {
+    T value;
+    std::memcpy(&value, saved + static_cast<std::size_t>(event) * sizeof(T), sizeof(T));
+    return value;
+  };
+  if (later == nullptr) {
+    for (std::size_t k = 0; k < n; ++k) column[k] = saved_at(order[k]);
+    return;
   }
-  for (std::size_t k = 0; k < n; ++k) {
-    std::memcpy(&column[k], saved + static_cast<std::size_t>(order[k]) * sizeof(T), sizeof(T));
-  }
+  const auto value_of = [&](EventIndex event) -> T {
+    const auto i = static_cast<std::size_t>(event);
+    return i < kept ? saved_at(event) : static_cast<T>(map((*later)[i - kept]));
+  };
+  for (std::size_t k = 0; k < kept; ++k) column[k] = value_of(order[k]);
+  column.reserve(n);  // within the earlier part's reservation, as a rule: no copy
+  for (std::size_t k = kept; k < n; ++k) column.push_back(value_of(order[k]));
+  std::vector<T>().swap(*later);
 }
 
 // The same for whole columns, none of them split.
@@ -358,11 +366,20 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
 }
 
 // `from` with every value passed through `map` (ids of the later part to this part's).
+// Room for `more` elements, growing as push_back would (an exact reserve per part would copy the
+// column again for each of many small parts).
+template <typename T>
+void make_room(std::vector<T>& to, std::size_t more) {
+  const std::size_t needed = to.size() + more;
+  if (needed > to.capacity()) to.reserve(std::max(needed, 2 * to.capacity()));
+}
+
+// `from` with every value passed through `map` (ids of the later part to this part's). Appended
+// element by element: resizing first would write each twice, zeros and then the value.
 template <typename T, typename Map>
 void append_through(std::vector<T>& to, const std::vector<T>& from, const Map& map) {
-  const std::size_t at = to.size();
-  to.resize(at + from.size());
-  for (std::size_t i = 0; i < from.size(); ++i) to[at + i] = static_cast<T>(map(from[i]));
+  make_room(to, from.size());
+  for (const T& value : from) to.push_back(static_cast<T>(map(value)));
 }
 
 // The same, the map a table of ids.
@@ -378,17 +395,14 @@ void append_mapped(std::vector<T>& to, const std::vector<T>& from, const std::ve
 void TraceBuilder::absorb_first_half(const Trace& later, const AbsorbMaps& maps) {
   append(trace_.events.start_ns, later.events.start_ns);
   append(trace_.events.dur_ns, later.events.dur_ns);
-  const std::size_t at = trace_.args.size();
-  trace_.args.resize(at + later.args.size());
-  for (std::size_t i = 0; i < later.args.size(); ++i) {
-    EventArgs row = later.args[i];
+  append_through(trace_.args, later.args, [&maps](EventArgs row) {
     row.input_dims = maps.strings[row.input_dims];
     row.input_types = maps.strings[row.input_types];
     row.concrete_inputs = maps.strings[row.concrete_inputs];
     if (row.device_row >= 0) row.device_row += maps.device_base;
     if (row.collective_row >= 0) row.collective_row += maps.collective_base;
-    trace_.args[at + i] = row;
-  }
+    return row;
+  });
 }
 
 void TraceBuilder::absorb_second_half(const Trace& later, const AbsorbMaps& maps) {
