@@ -8,7 +8,8 @@ the two sides of a ratio (1 and 2 threads, stepscope and `gzip -dc`) run alterna
 Figures and targets (issue 16):
   * generated 1 GB .json, one thread, end to end: >= 500 MB/s;
   * the same with two threads: >= 1.8x one thread; beside it, with no target, two one-thread
-    runs at once against one alone: what work that shares nothing gains on this machine;
+    runs at once against one alone: what work that shares nothing gains on this machine, and
+    the memory read bandwidth of two processes against one (numpy sums, when numpy is there);
   * .json.gz: <= 0.8x the time of `gzip -dc` on trace_diff/control and on the generated trace;
   * against HTA: >= 50x on control, >= 100x on the generated trace (--hta-large: HTA takes
     minutes there), peak RSS beside HTA's;
@@ -608,6 +609,76 @@ def bench_ceiling(
     )
 
 
+# Each process of the bandwidth row sums this many MiB of its own this many times.
+BANDWIDTH_MIB = 256
+BANDWIDTH_PASSES = 8
+
+
+def stream_reads(start: Any, seconds: Any, index: int) -> None:
+    """In a process of its own: sums BANDWIDTH_MIB of 8-byte integers BANDWIDTH_PASSES times
+    once every process is ready (`start`, a barrier), and stores the time that took."""
+    import numpy
+
+    data = numpy.ones(BANDWIDTH_MIB << 17, dtype=numpy.int64)
+    data.sum()  # the pages touched before the timing
+    start.wait()
+    begin = time.perf_counter()
+    for _ in range(BANDWIDTH_PASSES):
+        data.sum()
+    seconds[index] = time.perf_counter() - begin
+
+
+def read_bandwidth(processes: int) -> float:
+    """Bytes read per second by `processes` processes streaming their own memory at once."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(processes)
+    seconds = context.Array("d", processes)
+    workers = [
+        context.Process(target=stream_reads, args=(start, seconds, i)) for i in range(processes)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if any(worker.exitcode != 0 for worker in workers):
+        raise CommandFailed(f"a memory-bandwidth process failed ({processes} at once)")
+    read = processes * BANDWIDTH_PASSES * (BANDWIDTH_MIB << 20)
+    slowest: float = max(seconds[:])
+    return read / slowest
+
+
+def bench_memory_bandwidth(args: argparse.Namespace, rows: list[Row]) -> None:
+    """How much more memory two cores read per second than one: the phases after reading (the
+    time order, linking, the analyses) stream columns much larger than the caches, and scale
+    by no more than this with two threads, whatever the code does."""
+    name = "memory read bandwidth, two processes vs one"
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        rows.append(Row(name, None, "GB/s", note="not measured: numpy is not installed"))
+        return
+    one: list[float] = []
+    two: list[float] = []
+    for _ in range(max(args.repeat, 1)):
+        one.append(read_bandwidth(1))
+        two.append(read_bandwidth(2))
+    alone, together = statistics.median(one), statistics.median(two)
+    rows.append(
+        target_row(
+            name,
+            together / 1e9,
+            "GB/s",
+            ratio=together / alone,
+            baseline_name="one process",
+            baseline_value=alone / 1e9,
+            note=f"no target: numpy sums of {BANDWIDTH_MIB} MiB per process; what the phases "
+            "that stream memory can gain from a second thread on this machine",
+        )
+    )
+
+
 def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: list[Row]) -> None:
     plain = ensure_large_trace(args.workdir, args.size_mb, source, gz=False)
     compressed = ensure_large_trace(args.workdir, args.size_mb, source, gz=True)
@@ -648,6 +719,7 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
         )
     )
     bench_ceiling(stepscope, plain, size_label, args, rows)
+    bench_memory_bandwidth(args, rows)
     ours_gz, gunzip = run_median_pair(
         analyze(stepscope, compressed), ["gzip", "-dc", str(compressed)], args.repeat
     )

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -124,6 +125,20 @@ def test_ci_mode_arguments(bench: ModuleType) -> None:
     assert (args.size_mb, args.hta_large) == (50, False)
     full = bench.parse_args([])
     assert (full.size_mb, full.repeat) == (1024, 3)
+
+
+def test_memory_bandwidth_row(bench: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numpy")
+    measured = iter([10e9, 12e9, 11e9, 13e9, 10e9, 20e9])  # one, two, one, two, one, two
+    monkeypatch.setattr(bench, "read_bandwidth", lambda processes: next(measured))
+    rows: list[Any] = []
+    bench.bench_memory_bandwidth(bench.parse_args(["--repeat", "3"]), rows)
+    (row,) = rows
+    assert row.unit == "GB/s"
+    assert row.baseline_value == pytest.approx(10.0)  # the medians: 10 alone, 13 together
+    assert row.value == pytest.approx(13.0)
+    assert row.ratio == pytest.approx(1.3)
+    assert row.met is None and row.target == ""  # no target
 
 
 def test_write_json_is_atomic(bench: ModuleType, tmp_path: Path) -> None:
