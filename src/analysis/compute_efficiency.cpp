@@ -233,9 +233,13 @@ class FlopCounter {
     const EventArgs* args = trace_.args_of(i);
     if (args == nullptr) return std::nullopt;
     const bool by_trace = args->flops > 0;
+    const bool by_shapes = counts_(i);
+    // Most ops are neither: returned at once, without the optional built up below (copying it
+    // out through the stack stalled on every op).
+    if (!by_trace && !by_shapes) return std::nullopt;
     std::optional<Counted> out;
     if (by_trace) out = Counted{static_cast<double>(args->flops), true, std::nullopt};
-    if (!counts_(i)) return out;
+    if (!by_shapes) return out;
     const ShapeCount& shapes = of_shapes(i, *args);
     if (!shapes.parsed) return out;
     if (!out) {
