@@ -612,6 +612,7 @@ def bench_ceiling(
 # Each process of the bandwidth row sums this many MiB of its own this many times.
 BANDWIDTH_MIB = 256
 BANDWIDTH_PASSES = 8
+BANDWIDTH_WAIT_SECONDS = 120
 
 
 def stream_reads(start: Any, seconds: Any, index: int) -> None:
@@ -621,7 +622,7 @@ def stream_reads(start: Any, seconds: Any, index: int) -> None:
 
     data = numpy.ones(BANDWIDTH_MIB << 17, dtype=numpy.int64)
     data.sum()  # the pages touched before the timing
-    start.wait()
+    start.wait(timeout=BANDWIDTH_WAIT_SECONDS)  # raises, rather than hangs, if another failed
     begin = time.perf_counter()
     for _ in range(BANDWIDTH_PASSES):
         data.sum()

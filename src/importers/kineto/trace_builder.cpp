@@ -365,7 +365,6 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-// `from` with every value passed through `map` (ids of the later part to this part's).
 // Room for `more` elements, growing as push_back would (an exact reserve per part would copy the
 // column again for each of many small parts).
 template <typename T>
