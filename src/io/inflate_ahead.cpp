@@ -166,6 +166,10 @@ std::optional<std::uint64_t> gzip_trailer_size(int fd, std::uint64_t file_size) 
 // The size a regular gzip file's trailer promises, when it is no smaller than the file (trace
 // JSON compresses well: a smaller one is only the last of several members').
 std::optional<std::uint64_t> promised_size(const std::string& path) {
+  // Anything but a regular file is not opened here: opening a FIFO to look at it would let its
+  // writer's open() return, and the bytes it then writes would be lost when this closes it.
+  struct stat before {};
+  if (::stat(path.c_str(), &before) != 0 || !S_ISREG(before.st_mode)) return std::nullopt;
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return std::nullopt;
   struct stat info {};

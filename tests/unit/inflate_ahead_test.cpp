@@ -1,13 +1,18 @@
 // A .json.gz inflated ahead (io/inflate_ahead.h, run_inflating_ahead) must give exactly what
 // streaming it gives: the same trace; corrupt compressed data reported as such; and a text that
 // outgrows its gzip trailer's size read again from the stream.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "importers/kineto/event_splitter.h"
@@ -156,6 +161,26 @@ TEST_F(InflateAhead, GivesTheTraceOfTheStream) {
     RecordProperty("handed_over_" + std::to_string(round), ahead.handed_over ? 1 : 0);
     if (HasFailure()) return;
   }
+}
+
+// Looking for a gzip trailer must not open a FIFO: a writer blocked in open() would be let go,
+// and what it wrote before the probe closed the FIFO again would be lost.
+TEST_F(InflateAhead, AFifoIsNotOpenedToLookForATrailer) {
+  const std::string fifo = (dir_ / "trace.json.gz.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::atomic<bool> writer_opened = false;
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);  // blocks until a reader opens
+    writer_opened = true;
+    if (fd >= 0) ::close(fd);
+  });
+  EXPECT_EQ(io::inflating_buffer_for(fifo, 0, 1ULL << 30), nullptr);
+  // A probe that opened the FIFO has released the writer by now; none should have.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(writer_opened.load());
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // lets it go
+  writer.join();
+  if (reader >= 0) ::close(reader);
 }
 
 // What inflating the whole file alone reports.
