@@ -652,13 +652,13 @@ def read_bandwidth(processes: int) -> float:
 
 def bench_memory_bandwidth(args: argparse.Namespace, rows: list[Row]) -> None:
     """How much more memory two cores read per second than one: the phases after reading (the
-    time order, linking, the analyses) stream columns much larger than the caches, and scale
-    by no more than this with two threads, whatever the code does."""
+    time order, linking, the analyses) stream columns much larger than the caches, so where this
+    is near 1 they gain little from a second thread, whatever the code does."""
     name = "memory read bandwidth, two processes vs one"
     try:
         import numpy  # noqa: F401
     except ImportError:
-        rows.append(Row(name, None, "GB/s", note="not measured: numpy is not installed"))
+        rows.append(Row(name, None, "GB/s", note="numpy is not installed"))
         return
     one: list[float] = []
     two: list[float] = []
@@ -674,8 +674,8 @@ def bench_memory_bandwidth(args: argparse.Namespace, rows: list[Row]) -> None:
             ratio=together / alone,
             baseline_name="one process",
             baseline_value=alone / 1e9,
-            note=f"no target: numpy sums of {BANDWIDTH_MIB} MiB per process; what the phases "
-            "that stream memory can gain from a second thread on this machine",
+            note=f"no target: numpy sums of {BANDWIDTH_MIB} MiB per process; how much a second "
+            "core adds to what the memory delivers on this machine",
         )
     )
 
