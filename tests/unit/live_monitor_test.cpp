@@ -2,6 +2,7 @@
 // small, shared machines.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -48,12 +49,31 @@ Timeline monitor_script(const std::string& script, milliseconds span) {
   return monitor_command({"sh", "-c", script}, span);
 }
 
-TEST(LiveMonitor, BusyChildIsNearOneCore) {
+// CPU time of the children this process has waited for, user and system, in seconds.
+double reaped_children_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// A busy child reads as the share of a core it got: measured against the CPU time the kernel
+// charged it over its life, not against one full core, which it gets only on an idle machine
+// (the test must pass while other tests keep the cores busy).
+TEST(LiveMonitor, BusyChildReadsTheCpuTimeItGot) {
+  const double cpu_before = reaped_children_cpu_s();
+  const auto spawned = std::chrono::steady_clock::now();
   const Timeline t = monitor_script("while :; do :; done", milliseconds(1500));
+  const double life_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - spawned).count();
+  const double got_cores = (reaped_children_cpu_s() - cpu_before) / life_s;
   const MonitorSummary s = summarize(t);
   ASSERT_GE(s.main_cpu_cores.count, 10U);
-  EXPECT_GE(s.main_cpu_cores.p50, 0.6);
-  EXPECT_LE(s.main_cpu_cores.p50, 1.3);
+  ASSERT_GT(got_cores, 0.05) << "the child never ran";
+  EXPECT_NEAR(s.main_cpu_cores.mean, got_cores, 0.25);
+  EXPECT_LE(s.main_cpu_cores.p95, 1.3);  // one thread: about one core at most
   EXPECT_FALSE(s.gpu_available);
 }
 
