@@ -394,16 +394,39 @@ def median_run(runs: Sequence[Run]) -> Run:
     return Run(statistics.median(r.seconds for r in runs), max(r.peak_rss_bytes for r in runs))
 
 
-def run_alternating(
+def run_pairs(
     first: Callable[[], Run], second: Callable[[], Run], repeat: int
-) -> tuple[Run, Run]:
-    """Both measurements' medians, their runs alternated: a ratio between the two then compares
-    runs made under the same load (a shared machine's load drifts over minutes)."""
+) -> tuple[list[Run], list[Run]]:
+    """Both measurements' runs, alternated: a ratio between the two then compares runs made
+    under the same load (a shared machine's load drifts over minutes)."""
     runs: tuple[list[Run], list[Run]] = ([], [])
     for _ in range(max(repeat, 1)):
         runs[0].append(first())
         runs[1].append(second())
-    return median_run(runs[0]), median_run(runs[1])
+    return runs
+
+
+def run_alternating(
+    first: Callable[[], Run], second: Callable[[], Run], repeat: int
+) -> tuple[Run, Run]:
+    """Both measurements' medians, their runs alternated (run_pairs)."""
+    firsts, seconds = run_pairs(first, second, repeat)
+    return median_run(firsts), median_run(seconds)
+
+
+def spread_note(label: str, firsts: Sequence[Run], seconds: Sequence[Run]) -> str:
+    """Every run of a pair, slowest last, and the ratio of each first run to the second run made
+    right after it: where the machine's speed drifts, those ratios move less than the runs."""
+
+    def listed(runs: Sequence[Run]) -> str:
+        return " ".join(f"{run.seconds:.2f}" for run in sorted(runs, key=lambda r: r.seconds))
+
+    ratios = [a.seconds / b.seconds for a, b in zip(firsts, seconds, strict=True)]
+    return (
+        f"runs {label}: {listed(firsts)} s against {listed(seconds)} s; "
+        f"pairwise ratios {min(ratios):.2f}x-{max(ratios):.2f}x, "
+        f"median {statistics.median(ratios):.2f}x (the verdict is on the medians' ratio)"
+    )
 
 
 def run_median(command: Sequence[str], repeat: int, stdout_path: Path | None = None) -> Run:
@@ -687,12 +710,12 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
     # The generator rounds up to whole copies of the source: the label is the real size.
     size_label = f"{size / 2**20:,.0f} MiB"
     report = args.workdir / "large_report.json"
-    one, two = run_median_pair(
-        analyze(stepscope, plain, threads=1),
-        analyze(stepscope, plain, threads=2),
+    ones, twos = run_pairs(
+        lambda: run_once(analyze(stepscope, plain, threads=1), report),
+        lambda: run_once(analyze(stepscope, plain, threads=2)),
         args.repeat,
-        report,
     )
+    one, two = median_run(ones), median_run(twos)
     figures = import_figures(report)
     mb_per_s = size / one.seconds / 1e6
     rows.append(
@@ -717,6 +740,7 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
             threshold=1.8,
             baseline_name="1 thread",
             baseline_value=one.seconds,
+            note=spread_note("1 thread / 2 threads", ones, twos),
         )
     )
     bench_ceiling(stepscope, plain, size_label, args, rows)

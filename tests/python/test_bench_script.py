@@ -141,6 +141,25 @@ def test_memory_bandwidth_row(bench: ModuleType, monkeypatch: pytest.MonkeyPatch
     assert row.met is None and row.target == ""  # no target
 
 
+def test_pairs_alternate_and_their_spread_is_noted(bench: ModuleType) -> None:
+    order: list[str] = []
+
+    def timed(label: str, seconds: float) -> Any:
+        def run() -> Any:
+            order.append(label)
+            return bench.Run(seconds, 0)
+
+        return run
+
+    ones, twos = bench.run_pairs(timed("one", 2.0), timed("two", 1.0), 3)
+    assert order == ["one", "two"] * 3
+    ones[1] = bench.Run(3.0, 0)  # the machine slowed down during the second pair
+    twos[1] = bench.Run(1.5, 0)
+    note = bench.spread_note("1 / 2", ones, twos)
+    assert note.startswith("runs 1 / 2: 2.00 2.00 3.00 s against 1.00 1.00 1.50 s;")
+    assert "pairwise ratios 2.00x-2.00x, median 2.00x" in note
+
+
 def test_write_json_is_atomic(bench: ModuleType, tmp_path: Path) -> None:
     out = tmp_path / "sub" / "rows.json"
     bench.write_json(out, {"rows": [1]})
