@@ -79,7 +79,8 @@ std::span<const AnalysisDescription> analysis_catalogue() {
                [](const R& r) { return compute_operators(*r.trace, r.steps, r.options); }>(
           "operators", "the key_averages()-like operator table (docs/metrics §12)"),
       describe<&R::code, [](const R& r) { return compute_code_context(*r.trace); }>(
-          "", "Python frames and nn.Modules around each event, for findings and the module view"),
+          "", "Python frames and nn.Modules around each event, for findings and the module view",
+          0),
       describe<&R::modules,
                [](const R& r) { return compute_module_view(*r.trace, r.steps, r.code); }>(
           "modules", "time per nn.Module: calls, host and device time, total and self", 2),
