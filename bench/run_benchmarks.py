@@ -415,8 +415,9 @@ def run_alternating(
 
 
 def spread_note(label: str, firsts: Sequence[Run], seconds: Sequence[Run]) -> str:
-    """Every run of a pair, slowest last, and the ratio of each first run to the second run made
-    right after it: where the machine's speed drifts, those ratios move less than the runs."""
+    """Every run of both sides, slowest last, and the ratio of each first run to the second run
+    made right after it, which a drift of the machine's speed between pairs does not move (noise
+    within a pair still does)."""
 
     def listed(runs: Sequence[Run]) -> str:
         return " ".join(f"{run.seconds:.2f}" for run in sorted(runs, key=lambda r: r.seconds))

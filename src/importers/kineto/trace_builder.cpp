@@ -390,9 +390,9 @@ void append_mapped(std::vector<T>& to, const std::vector<T>& from, const std::ve
 }  // namespace
 
 // Copying is mostly first touches of new pages: two halves, one per thread, the starts with the
-// smaller tables so that the halves take about as long (the durations and the args rows alone
-// took 24-26 ms on a 1 GiB trace; with the starts too, 29-37 ms against 19-21). The event columns
-// other than the times are not copied here but by the time-order permute (LaterColumns).
+// smaller tables so that the halves take about as long (on a 1 GiB trace, 28-37 ms against 19-21
+// ms with the starts in the first half; both halves done in 25-27 ms with them in the second).
+// The event columns other than the times are copied by the time-order permute (LaterColumns).
 void TraceBuilder::absorb_first_half(const Trace& later, const AbsorbMaps& maps) {
   append(trace_.events.dur_ns, later.events.dur_ns);
   append_through(trace_.args, later.args, [&maps](EventArgs row) {
