@@ -175,6 +175,7 @@ std::optional<std::uint64_t> promised_size(const std::string& path) {
   struct stat info {};
   std::uint64_t promised = 0;
   bool plausible = false;
+  // Checked again on what was opened: the path may have been replaced since the stat.
   if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
     const auto file_size = static_cast<std::uint64_t>(std::max<off_t>(info.st_size, 0));
     if (const std::optional<std::uint64_t> trailer = gzip_trailer_size(fd, file_size)) {
