@@ -49,7 +49,8 @@ cutoff counts, queue samples/mean/max):
 * queue-length means differ by at most 0.4 % elsewhere too (df_index_resolver
   stream 7 8.094 vs 8.095, nccl_parser_config stream 7 0.815 vs 0.814,
   negative_queue_length_values_check streams 7 and 27 656.680 vs 656.681 and
-  3.571 vs 3.574): the unstable tie order of docs/metrics/08-hta-queue-length-summary.md §8 (tolerance 2 %).
+  3.571 vs 3.574): the unstable tie order of
+  docs/metrics/08-hta-queue-length-summary.md §8 (tolerance 2 %).
 * Everything else matches exactly, on every reference trace.  On the traces
   without GPU activity (cpu_only, cupti_profiler, rank_*, distributed_info_*)
   0.5.0 fails like 0.6.1 (temporal IndexError, idle "No objects to
@@ -271,12 +272,12 @@ def run(trace: Path, ranks_arg: list[int] | None, include_last_step: bool) -> di
         from hta.trace_analysis import TraceAnalysis  # type: ignore[import-untyped]
 
         result["hta_version"] = version("HolisticTraceAnalysis")
-    except Exception as e:  # noqa: BLE001 - report it, do not crash
+    except Exception as e:  # report it, do not crash
         result["error"] = f"cannot import HTA: {err_text(e)}"
         result["peak_rss_kib"] = peak_rss_kib()
         return result
     with contextlib.suppress(ImportError):
-        import pandas  # type: ignore[import-untyped]
+        import pandas  # type: ignore[import-untyped,unused-ignore]
 
         result["pandas_version"] = pandas.__version__
     timing["import"] = time.perf_counter() - t0
@@ -285,7 +286,7 @@ def run(trace: Path, ranks_arg: list[int] | None, include_last_step: bool) -> di
         t1 = time.perf_counter()
         try:
             ta = TraceAnalysis(trace_dir=str(folder), include_last_profiler_step=include_last_step)
-        except Exception as e:  # noqa: BLE001 - HTA raises anything
+        except Exception as e:  # HTA raises anything
             timing["load"] = time.perf_counter() - t1
             result["error"] = f"HTA failed to load the trace: {err_text(e)}"
             result["peak_rss_kib"] = peak_rss_kib()
@@ -295,7 +296,7 @@ def run(trace: Path, ranks_arg: list[int] | None, include_last_step: bool) -> di
 
         try:
             loaded_ranks = [int(r) for r in ta.t.get_ranks()]
-        except Exception:  # noqa: BLE001
+        except Exception:
             loaded_ranks = []
         ranks = ranks_arg if ranks_arg else loaded_ranks
         result["ranks"] = ranks
@@ -306,7 +307,7 @@ def run(trace: Path, ranks_arg: list[int] | None, include_last_step: bool) -> di
             tf = time.perf_counter()
             try:
                 figures[name] = fn(ta, ranks)
-            except Exception as e:  # noqa: BLE001 - record it and go on
+            except Exception as e:  # record it and go on
                 figures[name] = {"error": err_text(e)}
             per_fig[name] = time.perf_counter() - tf
         timing["compute"] = time.perf_counter() - t2

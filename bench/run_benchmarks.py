@@ -176,6 +176,21 @@ def format_number(value: float) -> str:
     return f"{value:.3g}"
 
 
+def format_judged(value: float, op: str, threshold: float | None) -> str:
+    """format_number(value), with as many more decimals as it takes for the number shown to
+    fall on the same side of the target as the number measured: 1.7985 against `>= 1.8` reads
+    1.799, not 1.80 beside "not met"."""
+    text = format_number(value)
+    met = judge(value, op, threshold)
+    if met is None or "e" in text:
+        return text
+    decimals = len(text.partition(".")[2])
+    while judge(float(text.replace(",", "")), op, threshold) != met and decimals < 9:
+        decimals += 1
+        text = f"{value:,.{decimals}f}"
+    return text
+
+
 def format_value(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
@@ -203,8 +218,13 @@ def format_rows(rows: Sequence[Row]) -> list[str]:
             base = row.baseline_name
             if row.baseline_value is not None:
                 base += f" {format_value(row.baseline_value, row.unit)}"
-        ratio = "" if row.ratio is None else f"{format_number(row.ratio)}x"
-        cells = [row.name, format_value(row.value, row.unit), base, ratio, row.target, verdict(row)]
+        ratio = ""
+        value = format_value(row.value, row.unit)
+        if row.ratio is not None:
+            ratio = f"{format_judged(row.ratio, row.op, row.threshold)}x"
+        elif row.value is not None:  # judged on the value
+            value = f"{format_judged(row.value, row.op, row.threshold)} {row.unit}".strip()
+        cells = [row.name, value, base, ratio, row.target, verdict(row)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

@@ -262,8 +262,8 @@ def measure(step: Step, device: torch.device, warmup: int, iters: int) -> list[f
     times: list[float] = []
     for _ in range(iters):
         if device.type == "cuda":
-            start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
-            end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
             start.record()
             step()
             end.record()
@@ -326,7 +326,7 @@ def run_scenario(
     result: dict[str, Any] = {}
     if snapshot:
         pickle = args.out / f"{name}_snapshot.pickle"
-        torch.cuda.memory._dump_snapshot(str(pickle))  # type: ignore[no-untyped-call]
+        torch.cuda.memory._dump_snapshot(str(pickle))
         torch.cuda.memory._record_memory_history(enabled=None)
         result["memory_snapshot"] = str(pickle.relative_to(args.out))
     elif args.snapshot and name == SNAPSHOT_SCENARIO:

@@ -77,6 +77,24 @@ def test_rows_and_table(bench: ModuleType) -> None:
     assert all(line.count("|") == 7 for line in lines)
 
 
+def test_a_figure_next_to_its_target_is_not_rounded_onto_the_other_side(
+    bench: ModuleType,
+) -> None:
+    assert bench.format_judged(1.7986, ">=", 1.8) == "1.799"
+    assert bench.format_judged(1.8004, ">=", 1.8) == "1.80"  # met, and shown as met
+    assert bench.format_judged(499.6, ">=", 500) == "499.6"
+    assert bench.format_judged(0.80004, "<=", 0.8) == "0.80004"
+    assert bench.format_judged(1.7985, "", None) == "1.80"  # nothing to judge against
+    close = bench.target_row(
+        "2 threads vs 1", 1.27, "s", ratio=1.7986, op=">=", threshold=1.8, baseline_value=2.28
+    )
+    assert "| 1.799x | >= 1.8x | not met |" in bench.format_rows([close])[2]
+    slow = bench.target_row(
+        "1 GB .json", 499.6, "MB/s", ratio=None, op=">=", threshold=500, ratio_unit=" MB/s"
+    )
+    assert bench.format_rows([slow])[2].startswith("| 1 GB .json | 499.6 MB/s |")
+
+
 def test_format_number(bench: ModuleType) -> None:
     assert bench.format_number(0) == "0"
     assert bench.format_number(1234.5) == "1,234"
