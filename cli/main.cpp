@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <exception>
 
 #include "allocator.h"
@@ -18,7 +19,9 @@
 #include "scaling_command.h"
 #include "summarize_command.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   namespace cli = stepscope::cli;
   cli::bound_allocator_caching();
   CLI::App app{"stepscope: a performance doctor for PyTorch profiler traces", "stepscope"};
@@ -65,4 +68,16 @@ int main(int argc, char** argv) {
     return cli::kExitInternal;
   }
   return exit_status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // What escapes run(): a failure while building the command line or while reporting an error.
+  try {
+    return run(argc, argv);
+  } catch (...) {
+    std::fputs("stepscope: internal error while starting or reporting\n", stderr);
+    return stepscope::cli::kExitInternal;
+  }
 }

@@ -19,6 +19,8 @@ constexpr std::string_view kBackwardRootPrefix = "autograd::engine::evaluate_fun
 constexpr std::array<Phase, 4> kPriority = {Phase::kDataLoading, Phase::kOptimizer,
                                             Phase::kBackward, Phase::kForward};
 constexpr std::int8_t kNoPhase = -1;
+// A phase as an index into per-phase arrays (never called with kNoPhase).
+std::size_t phase_slot(std::int8_t phase) { return static_cast<std::uint8_t>(phase); }
 
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
@@ -238,8 +240,7 @@ PhaseSpans phase_spans(const Trace& trace, const Markers& markers) {
   PhaseSpans spans;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (markers.phase[i] != kNoPhase) {
-      spans.host[static_cast<std::size_t>(markers.phase[i])].push_back(
-          {e.start_ns[i], e.end_ns(i)});
+      spans.host[phase_slot(markers.phase[i])].push_back({e.start_ns[i], e.end_ns(i)});
     }
     if (is_device_activity(e.event_class[i])) {
       spans.device[index(device_phase(trace, markers, i))].push_back({e.start_ns[i], e.end_ns(i)});
@@ -362,7 +363,7 @@ PhasesResult compute_phases(const Trace& trace, const StepsResult& steps,
   result.applicable = true;
   Markers markers = find_markers(trace, kept);
   for (std::int8_t phase : markers.phase) {
-    if (phase != kNoPhase) ++result.markers[static_cast<std::size_t>(phase)];
+    if (phase != kNoPhase) ++result.markers[phase_slot(phase)];
   }
   std::vector<Interval> spans;
   std::vector<Interval> host_spans;

@@ -30,14 +30,8 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 bool is_tb_communication_op_name(std::string_view name) {
   static constexpr std::array<std::string_view, 5> kCollectives = {
       "broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter"};
-  std::string_view rest;
-  if (starts_with(name, "nccl:")) {
-    rest = name.substr(5);
-  } else if (starts_with(name, "gloo:")) {
-    rest = name.substr(5);
-  } else {
-    return false;
-  }
+  if (!starts_with(name, "nccl:") && !starts_with(name, "gloo:")) return false;
+  const std::string_view rest = name.substr(5);  // both prefixes are five bytes
   return std::find(kCollectives.begin(), kCollectives.end(), rest) != kCollectives.end();
 }
 
@@ -344,6 +338,7 @@ StepBreakdownResult compute_step_breakdown(const Trace& trace, const StepsResult
     roles[r] = std::move(sets.intervals[r]).finish();
   }
   std::vector<Interval> step_spans;
+  step_spans.reserve(kept.size());
   for (const Step* step : kept) {
     // tb_plugin's step bounds are float µs too; a bound that was `ts + dur` in the plugin may
     // differ by one 0.25 µs step at epoch scale, well inside the conformance tolerance.

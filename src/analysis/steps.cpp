@@ -267,6 +267,7 @@ void flag_outliers(std::vector<Step>& steps) {
     }
     const double center = median(others);
     std::vector<double> deviations;
+    deviations.reserve(others.size());
     for (double value : others) deviations.push_back(std::fabs(value - center));
     const double mad = median(deviations);
     const double excess = static_cast<double>(candidate->duration_ns()) - center;

@@ -52,7 +52,7 @@ FindingFigure headline_figure(const Finding* before, const Finding* after) {
 void compare_findings(const Report& before, const Report& after, DiffResult& result) {
   const bool by_rank = ranks_of(before) == ranks_of(after);
   if (!by_rank) {
-    result.notes.push_back(
+    result.notes.emplace_back(
         "the runs have different ranks: findings are matched by id alone, across ranks");
   }
   const auto b = findings_of(before, by_rank);

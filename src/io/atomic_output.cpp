@@ -117,7 +117,9 @@ Result<std::string> resolve_output_path(const std::string& path) {
       return output_error(path, std::string("cannot read the symlink: ") + std::strerror(errno));
     }
     target.resize(static_cast<std::size_t>(length));
-    current = (!target.empty() && target.front() == '/') ? target : parent_folder(current) + target;
+    // A relative link is relative to the folder that holds it.
+    if (target.empty() || target.front() != '/') target.insert(0, parent_folder(current));
+    current = std::move(target);
   }
   return output_error(path, "too many levels of symbolic links (a symlink loop?)",
                       ErrorKind::kBadOption);

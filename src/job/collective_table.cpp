@@ -15,7 +15,7 @@ namespace {
 
 // Below this size a collective costs its latency, not its bandwidth (nccl-tests' curves flatten
 // under a few tens of KiB on NVLink and InfiniBand alike).
-constexpr std::int64_t kLatencyBoundBytes = 64 * 1024;
+constexpr std::int64_t kLatencyBoundBytes = std::int64_t{64} * 1024;
 
 std::int64_t bucket_floor(std::int64_t bytes) {
   if (bytes < 0) return -1;

@@ -141,7 +141,7 @@ JobAnalysis analyze_job(std::vector<RankSummary> summaries, const JobOptions& op
   job.scaling = detail::scaling_efficiency(job.ranks);
   detail::diagnose_job(job, summaries, waits, step_ns);
   if (summaries.size() > 1 && matched.empty()) {
-    job.notes.push_back(
+    job.notes.emplace_back(
         "no collective was matched across ranks (none recorded, or recorded without kernels): "
         "waiting and stragglers cannot be measured; only step times are compared");
   }

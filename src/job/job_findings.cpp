@@ -72,6 +72,7 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
   const bool on_device = std::any_of(ranks.begin(), ranks.end(),
                                      [](const RankSummary& r) { return r.has_device_activity; });
   std::vector<double> wait_per_rank;
+  wait_per_rank.reserve(waits.size());
   for (const RankWaits& w : waits) wait_per_rank.push_back(w.wait_ns);
   const double median_wait = median(wait_per_rank);
   const double max_wait =
@@ -146,6 +147,7 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
   }
 
   std::vector<double> exposed;
+  exposed.reserve(waits.size());
   for (const RankWaits& w : waits) exposed.push_back(w.exposed_ns);
   const double median_exposed = median(exposed);
   if (step_ns > 0 && median_exposed >= kMinExposedShare * step_ns) {

@@ -285,8 +285,8 @@ RankSummary summarize_rank(const Trace& trace, const RankAnalyses& analyses,
       c.end_ns += base;
     }
   }
-  if (kept.empty()) s.notes.push_back("no kept steps");
-  if (!s.has_device_activity) s.notes.push_back("no GPU events: host-side collectives only");
+  if (kept.empty()) s.notes.emplace_back("no kept steps");
+  if (!s.has_device_activity) s.notes.emplace_back("no GPU events: host-side collectives only");
   return s;
 }
 

@@ -114,10 +114,10 @@ std::vector<Straggler> find_stragglers(const std::vector<RankSummary>& ranks,
       const double med = median(theirs);
       const double excess = static_cast<double>(op.ns_per_step) - med;
       if (excess > 0.1 * late_per_step) {
-        longer.push_back({excess, fmt::format("{}: {:.2f} ms/step on rank {} vs {:.2f} ms/step on "
-                                              "the median rank",
-                                              op.name, ms(static_cast<double>(op.ns_per_step)),
-                                              s.rank, ms(med))});
+        longer.emplace_back(
+            excess, fmt::format("{}: {:.2f} ms/step on rank {} vs {:.2f} ms/step on the "
+                                "median rank",
+                                op.name, ms(static_cast<double>(op.ns_per_step)), s.rank, ms(med)));
       }
     }
     std::sort(longer.begin(), longer.end(), [](const auto& a, const auto& b) {

@@ -139,7 +139,7 @@ template <typename Each>
 Status Parser::elements(ondemand::array& a, Each each) {
   for (auto element_result : a) {
     ondemand::value element;
-    if (auto code = std::move(element_result).get(element)) return json_error(code);
+    if (auto code = element_result.get(element)) return json_error(code);
     STEPSCOPE_TRY(each(element));
   }
   return Done{};

@@ -127,7 +127,7 @@ Status Reader::notes(ondemand::value& v) {
   }
   for (auto element_result : array) {
     ondemand::value element;
-    if (auto code = std::move(element_result).get(element)) return json_error(code);
+    if (auto code = element_result.get(element)) return json_error(code);
     if (out_.notes.size() == kMaxNotes) return fail(offset_of(element), "more than 20 notes");
     std::string note;
     STEPSCOPE_TRY(text(element, "a note", note));

@@ -79,7 +79,7 @@ class Indenter {
 
   void new_line() {
     out_ += '\n';
-    out_.append(static_cast<std::size_t>(depth_ * indent_), ' ');
+    out_.append(static_cast<std::size_t>(depth_) * static_cast<std::size_t>(indent_), ' ');
   }
 
   std::string_view json_;

@@ -7,7 +7,7 @@ namespace stepscope {
 
 namespace {
 
-constexpr std::size_t kMinBlock = 64 * 1024;
+constexpr std::size_t kMinBlock = std::size_t{64} * 1024;
 constexpr std::size_t kInitialSlots = 1024;
 
 std::uint64_t load8(const char* p) {

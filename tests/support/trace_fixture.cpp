@@ -25,7 +25,7 @@ std::string complete(const std::string& category, const std::string& name, doubl
       quoted(category), quoted(name), pid, tid, ts, dur, args);
 }
 
-std::string join_args(std::vector<std::string> parts) {
+std::string join_args(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& part : parts) {
     if (part.empty()) continue;

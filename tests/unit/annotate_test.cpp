@@ -99,7 +99,7 @@ class AnnotateFile : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string write(const std::string& name, const std::string& content) const {
-    const std::string path = (dir_ / name).string();
+    std::string path = (dir_ / name).string();
     std::ofstream(path, std::ios::binary) << content;
     return path;
   }

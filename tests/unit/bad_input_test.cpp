@@ -38,7 +38,7 @@ class BadInput : public ::testing::Test {
     return path.string();
   }
   // Loads `path` expecting failure; returns the error.
-  static Error expect_error(const std::string& path, LoadOptions options = {}) {
+  static Error expect_error(const std::string& path, const LoadOptions& options = {}) {
     Result<TraceSet> set = load_traces(path, options);
     EXPECT_FALSE(set.ok()) << path << " loaded although it is bad";
     return set.ok() ? Error{} : set.error();
@@ -50,7 +50,7 @@ class BadInput : public ::testing::Test {
     one.threads = 1;
     LoadOptions two;
     two.threads = 2;
-    const Error a = expect_error(path, one);
+    Error a = expect_error(path, one);
     const Error b = expect_error(path, two);
     EXPECT_EQ(a.describe(), b.describe()) << path;
     return a;
@@ -82,7 +82,8 @@ TEST_F(BadInput, TruncatedGzipNamesTheFile) {
 }
 
 TEST_F(BadInput, CorruptGzipData) {
-  std::string bytes = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-garbage-garbage";
+  using namespace std::string_literals;
+  std::string bytes = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-garbage-garbage"s;
   const Error error = expect_error(write("corrupt.json.gz", bytes));
   EXPECT_NE(error.message.find("gzip"), std::string::npos) << error.message;
 }

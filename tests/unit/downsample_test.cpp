@@ -14,6 +14,7 @@ TEST(Downsample, ShortSeriesAreKeptWhole) {
 
 TEST(Downsample, KeepsEndsAndASpikeWithinTheTarget) {
   std::vector<SeriesPoint> points;
+  points.reserve(10'000);
   for (int i = 0; i < 10'000; ++i) points.push_back({static_cast<double>(i), i == 5'123 ? 1e9 : 1});
   const std::vector<std::size_t> kept = lttb_indices(points, 100);
   ASSERT_EQ(kept.size(), 100U);

@@ -142,7 +142,7 @@ class RealFailureKinds : public ::testing::Test {
     std::ofstream(path, std::ios::binary) << content;
     return path.string();
   }
-  static Error load_error(const std::string& path, LoadOptions options = {}) {
+  static Error load_error(const std::string& path, const LoadOptions& options = {}) {
     Result<TraceSet> set = load_traces(path, options);
     EXPECT_FALSE(set.ok()) << path << " loaded although it is bad";
     return set.ok() ? Error{} : set.error();
@@ -162,13 +162,15 @@ TEST_F(RealFailureKinds, MissingFileIsIo) {
 }
 
 TEST_F(RealFailureKinds, BytesThatAreNotJsonAreNotJson) {
+  using namespace std::string_literals;
   EXPECT_EQ(load_error(write("text.json", "hello, world")).kind, ErrorKind::kNotJson);
   EXPECT_EQ(load_error(write("comma.json", R"({"traceEvents":[{"ph":"X",,}]})")).kind,
             ErrorKind::kNotJson);
   EXPECT_EQ(load_error(write("cut.json", kGood.substr(0, kGood.size() - 10))).kind,
             ErrorKind::kNotJson);
-  EXPECT_EQ(load_error(write("gz.json.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage")).kind,
-            ErrorKind::kNotJson);
+  EXPECT_EQ(
+      load_error(write("gz.json.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage"s)).kind,
+      ErrorKind::kNotJson);
 }
 
 TEST_F(RealFailureKinds, WellFormedJsonThatIsNotATraceIsNotTrace) {

@@ -40,6 +40,7 @@ TEST(FlatIdMap, CounterIdsTakeTheArrayAndMatchAReferenceMap) {
 TEST(FlatIdMap, SparseIdsTakeTheHashTable) {
   std::mt19937_64 random(7);
   std::vector<std::int64_t> ids;
+  ids.reserve(5001);
   for (int k = 0; k < 5000; ++k) ids.push_back(static_cast<std::int64_t>(random() >> 2));
   ids.push_back(ids[10]);
   FlatIdMap map(range_of(ids));

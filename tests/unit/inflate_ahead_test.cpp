@@ -34,12 +34,18 @@ std::string trace_text(std::size_t bytes) {
   for (std::int64_t i = 0; text.size() < bytes; ++i) {
     const std::string ts = std::to_string(1000 + i * 10);
     const std::string id = std::to_string(i);
-    text += R"(  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )" +
-            ts + R"(, "dur": 5, "args": {"External id": )" + id +
-            R"(, "Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}},)" + "\n";
+    text += R"(  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )";
+    text += ts;
+    text += R"(, "dur": 5, "args": {"External id": )";
+    text += id;
+    text += R"(, "Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}},)";
+    text += "\n";
     text +=
-        R"(  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )" +
-        ts + R"(, "dur": 2, "args": {"correlation": )" + id + "}},\n";
+        R"(  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )";
+    text += ts;
+    text += R"(, "dur": 2, "args": {"correlation": )";
+    text += id;
+    text += "}},\n";
     text += R"(  {"ph": "X", "cat": "kernel", "name": "gemm \u00e9", "pid": 0, "tid": 7, "ts": )" +
             std::to_string(1005 + i * 10) + R"(, "dur": 3, "args": {"correlation": )" + id +
             ", \"stream\": 7, \"device\": 0}},\n";

@@ -52,7 +52,7 @@ TEST(JobHtml, IdleColumnOnlyWhereARankHasDeviceActivity) {
 TEST(JobHtml, EscapesEveryStringFromTheTraces) {
   job::JobAnalysis job;
   job.verdict = "<script>alert(1)</script>";
-  job.notes.push_back("rank 0 appears in both <a> and <b>");
+  job.notes.emplace_back("rank 0 appears in both <a> and <b>");
   job::RankRow row;
   row.top_finding = "<img src=x onerror=alert(2)>";
   job.ranks.push_back(row);

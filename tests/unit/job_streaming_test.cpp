@@ -29,7 +29,7 @@ std::vector<double> forward_times() {
 }
 
 std::filesystem::path write_job(const std::string& name) {
-  const auto folder = testing::job_folder(name);
+  auto folder = testing::job_folder(name);
   const std::vector<std::string> jsons = testing::job_jsons(forward_times());
   for (std::size_t r = 0; r < jsons.size(); ++r) {
     // Names not in rank order: the ranks come from distributedInfo.

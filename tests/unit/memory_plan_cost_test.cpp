@@ -58,9 +58,9 @@ PlanMeasurement timed() {
   m.optimizer_state_bytes = 80'000'000;
   m.optimizer = "AdamW";
   m.batch_a = 4;
-  m.peak_a = 200 * kMiB + 4 * 8 * kMiB;
+  m.peak_a = 200 * kMiB + std::int64_t{4} * 8 * kMiB;
   m.batch_b = 8;
-  m.peak_b = 200 * kMiB + 8 * 8 * kMiB;
+  m.peak_b = 200 * kMiB + std::int64_t{8} * 8 * kMiB;
   m.optimizer_peak = 200'000'000;
   m.capacity_bytes = 1024 * kMiB;
   m.repeated_blocks = 4;

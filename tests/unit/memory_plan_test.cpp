@@ -19,9 +19,9 @@ PlanMeasurement measured() {
   m.optimizer = "AdamW";
   const std::int64_t fixed = 120'000'000 + 100 * kMiB;
   m.batch_a = 4;
-  m.peak_a = fixed + 4 * 8 * kMiB;
+  m.peak_a = fixed + std::int64_t{4} * 8 * kMiB;
   m.batch_b = 8;
-  m.peak_b = fixed + 8 * 8 * kMiB;
+  m.peak_b = fixed + std::int64_t{8} * 8 * kMiB;
   m.optimizer_peak = 200'000'000;
   m.capacity_bytes = 1024 * kMiB;
   m.repeated_blocks = 4;
@@ -46,7 +46,7 @@ TEST(MemoryPlan, TheLinearModelRecoversFixedAndPerSampleBytes) {
   EXPECT_EQ(plan->optimizer_temporary_bytes, 40'000'000);
   const PlanRow& current = plan->rows.front();
   EXPECT_EQ(current.technique, "current (AdamW)");
-  EXPECT_EQ(predicted_peak(current, 16), plan->fixed_bytes + 16 * 8 * kMiB);
+  EXPECT_EQ(predicted_peak(current, 16), plan->fixed_bytes + std::int64_t{16} * 8 * kMiB);
   // (0.9 GiB - fixed) / 8 MiB, rounded down.
   const double budget = 0.9 * 1024 * kMiB - static_cast<double>(plan->fixed_bytes);
   EXPECT_EQ(current.largest_batch, static_cast<std::int64_t>(budget / (8 * kMiB)));
@@ -110,7 +110,7 @@ TEST(MemoryPlan, TheOptimizerStepBoundsThePeakWhenActivationsAreSmall) {
   ASSERT_TRUE(plan.ok());
   const PlanRow& current = plan->rows.front();
   EXPECT_EQ(current.predicted_peak_bytes, 600 * kMiB);
-  EXPECT_EQ(predicted_peak(current, 60), plan->fixed_bytes + 60 * 8 * kMiB);
+  EXPECT_EQ(predicted_peak(current, 60), plan->fixed_bytes + std::int64_t{60} * 8 * kMiB);
   m.optimizer_peak = 1000 * kMiB;  // beyond 90 % of the 1 GiB capacity: no batch fits
   const Result<MemoryPlan> over = plan_memory(m);
   ASSERT_TRUE(over.ok());

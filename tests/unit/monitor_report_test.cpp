@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::int64_t kInterval = 100'000'000;
 
-Timeline synthetic_timeline(int samples, bool with_gpu, std::string root_name = "python3") {
+Timeline synthetic_timeline(int samples, bool with_gpu, const std::string& root_name = "python3") {
   Timeline t;
   t.root_pid = 100;
   t.command = {"python3", "train.py"};

@@ -129,13 +129,28 @@ Trace generate_trace(const Generate& g) {
         if (g.gpu) fixture.launched_kernel("attention_kernel", at + 1, at + 2, 20);
         if (g.attention == Attention::kSdpa) {
           fixture.op("aten::scaled_dot_product_attention", at, 30, 1, -1,
-                     dims("[[1, 4, " + query + ", 16], [1, 4, " + key + ", 16], [1, 4, " + key +
-                          ", 16]]"));
+                     dims(std::string("[[1, 4, ")
+                              .append(query)
+                              .append(", 16], [1, 4, ")
+                              .append(key)
+                              .append(", 16], [1, 4, ")
+                              .append(key)
+                              .append(", 16]]")));
         } else {
           fixture.op("aten::bmm", at, 10, 1, -1,
-                     dims("[[4, " + query + ", 16], [4, 16, " + key + "]]"));
+                     dims(std::string("[[4, ")
+                              .append(query)
+                              .append(", 16], [4, 16, ")
+                              .append(key)
+                              .append("]]")));
           fixture.op("aten::bmm", at + 15, 10, 1, -1,
-                     dims("[[4, " + query + ", " + key + "], [4, " + key + ", 16]]"));
+                     dims(std::string("[[4, ")
+                              .append(query)
+                              .append(", ")
+                              .append(key)
+                              .append("], [4, ")
+                              .append(key)
+                              .append(", 16]]")));
         }
       }
       fixture.op("aten::linear", t + 85, 10, 1, -1, dims("[[1, " + query + ", 64], [64, 64], []]"));

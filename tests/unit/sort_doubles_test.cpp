@@ -26,7 +26,10 @@ std::vector<double> nanosecond_samples(std::size_t n) {
   std::mt19937_64 random(7);
   std::uniform_int_distribution<std::int64_t> ns(-50'000, 5'000'000'000);
   std::vector<double> values;
-  for (std::size_t i = 0; i < n; ++i) values.push_back(static_cast<double>(ns(random) / 7 * 7));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t multiple_of_7 = ns(random) / 7 * 7;  // integer division intended
+    values.push_back(static_cast<double>(multiple_of_7));
+  }
   return values;
 }
 

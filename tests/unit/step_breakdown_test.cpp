@@ -187,7 +187,7 @@ TEST(StepBreakdown, TextShowsUnitsAndNotApplicable) {
   const std::string text = render::render_text(run(two_steps().load(), Mode::kNative), 5);
   EXPECT_NE(text.find("kernel"), std::string::npos);
   EXPECT_NE(text.find("20.0 µs"), std::string::npos) << text;
-  EXPECT_NE(text.find("%"), std::string::npos);
+  EXPECT_NE(text.find('%'), std::string::npos);
   StepBreakdownResult empty;
   empty.not_applicable_reason = "no kept steps";
   EXPECT_NE(render::render_text(empty, 5).find("not applicable: no kept steps"), std::string::npos);

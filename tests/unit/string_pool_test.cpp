@@ -44,6 +44,7 @@ TEST(StringPool, TextsDifferingInOneByteAtAnyPositionGetTheirOwnIds) {
     }
   }
   std::vector<StringId> ids;
+  ids.reserve(texts.size());
   for (const std::string& text : texts) ids.push_back(pool.intern(text));
   EXPECT_EQ(pool.size(), texts.size() + 1);  // and ""
   for (std::size_t k = 0; k < texts.size(); ++k) {

@@ -25,7 +25,7 @@ TEST(TextFormat, DurationOfTheExtremeInt64sIsFormatted) {
 
 TEST(TextFormat, BytesAndPercent) {
   EXPECT_EQ(format_bytes(512), "512 B");
-  EXPECT_EQ(format_bytes(3 * 1024 * 1024), "3.00 MiB");
+  EXPECT_EQ(format_bytes(std::int64_t{3} * 1024 * 1024), "3.00 MiB");
   EXPECT_EQ(format_percent(0.256), "25.6 %");
   EXPECT_EQ(format_percent(std::numeric_limits<double>::quiet_NaN()), "n/a");
 }

@@ -100,6 +100,7 @@ TEST_F(TimelineData6, ChoosesTheMedianAndTheSlowestKeptStep) {
   EXPECT_EQ(slowest->number, 1);
   // The median of the kept steps' durations (the lower one of an even count).
   std::vector<std::int64_t> durations;
+  durations.reserve(kept.size());
   for (const Step* s : kept) durations.push_back(s->duration_ns());
   std::sort(durations.begin(), durations.end());
   const std::int64_t median = durations[(durations.size() - 1) / 2];
@@ -271,7 +272,7 @@ TEST(TimelineStrings, ALongNameIsCutAtACodePointBoundary) {
 // Every kernel a different, long name: once the budget is spent, new strings are short.
 TEST(TimelineStrings, LongUniqueNamesAreCutToTheBudget) {
   TimelineLimits limits;
-  limits.string_budget_bytes = 20 * 300;
+  limits.string_budget_bytes = std::size_t{20} * 300;
   limits.short_string_bytes = 10;
   const TimelineData data = long_names_timeline(limits, std::string(300, 'k'));
   ASSERT_GE(data.events.size(), 800U);
@@ -289,7 +290,7 @@ TEST(TimelineStrings, LongUniqueNamesAreCutToTheBudget) {
   EXPECT_GE(long_kernels, limits.string_budget_bytes / long_size - 1);
   EXPECT_LE(long_kernels, limits.string_budget_bytes / long_size + 1);
   EXPECT_EQ(short_kernels, 400U - long_kernels);
-  EXPECT_LE(bytes, limits.string_budget_bytes + 300U + 400U * 13U);
+  EXPECT_LE(bytes, limits.string_budget_bytes + 300U + std::size_t{400} * 13U);
 }
 
 // with_stack=True: a user frame and an nn.Module around a forward op that launches a kernel.

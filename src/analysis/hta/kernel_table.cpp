@@ -63,6 +63,7 @@ std::vector<KernelStats> class_names(const RankRows& rows, KernelType type) {
 // the running totals (not 80 % of the class time) and every name at position ≥ 10.
 void mark_folded(std::vector<KernelStats>& names) {
   std::vector<double> running;
+  running.reserve(names.size());
   double total = 0;
   for (const KernelStats& k : names) running.push_back(total += static_cast<double>(k.sum_ns));
   const double cutoff = quantile_of_sorted(running, kDurationRatio);  // ascending already

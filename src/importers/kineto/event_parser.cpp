@@ -296,7 +296,7 @@ Status read_triple(od::value value, const char* field, std::int32_t (&triple)[3]
   do {                                               \
     auto result_ = (expression);                     \
     if (!result_) return std::move(result_).error(); \
-    target = *result_;                               \
+    (target) = *result_;                             \
   } while (false)
 
 // `stream` is an integer in CUDA traces and a string such as "0x0" in ROCm runtime calls,

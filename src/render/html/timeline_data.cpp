@@ -292,9 +292,11 @@ int phase_of(const Trace& trace, MarkerPhases& markers, EventIndex i) {
 class StepLookup {
  public:
   explicit StepLookup(const std::vector<const Step*>& kept) {
+    host_.reserve(kept.size());
+    device_.reserve(kept.size());
     for (const Step* step : kept) {
-      host_.push_back({step->host_start_ns, step->host_end_ns, step->number});
-      device_.push_back({step->start_ns, step->end_ns, step->number});
+      host_.emplace_back(step->host_start_ns, step->host_end_ns, step->number);
+      device_.emplace_back(step->start_ns, step->end_ns, step->number);
     }
     std::sort(host_.begin(), host_.end());
     std::sort(device_.begin(), device_.end());
