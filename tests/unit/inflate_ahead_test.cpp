@@ -46,9 +46,12 @@ std::string trace_text(std::size_t bytes) {
     text += R"(, "dur": 2, "args": {"correlation": )";
     text += id;
     text += "}},\n";
-    text += R"(  {"ph": "X", "cat": "kernel", "name": "gemm \u00e9", "pid": 0, "tid": 7, "ts": )" +
-            std::to_string(1005 + i * 10) + R"(, "dur": 3, "args": {"correlation": )" + id +
-            ", \"stream\": 7, \"device\": 0}},\n";
+    text += R"(  {"ph": "X", "cat": "kernel", "name": "gemm \u00e9", "pid": 0, "tid": 7, "ts": )";
+    text += std::to_string(1005 + i * 10);
+    text += R"(, "dur": 3, "args": {"correlation": )";
+    text += id;
+    text += R"(, "stream": 7, "device": 0}},)";
+    text += "\n";
     if (i == 1000) {
       text +=
           R"(  {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "naïve"}},)";

@@ -1,6 +1,7 @@
 // The generation rules: per-token-sync fires on a decode loop that syncs at every token (and
 // host-device-sync then stays silent on the same idle); kv-cache-missing fires when the
 // attention's query length grows by one per pass and stays silent with a cache (query length 1).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -128,29 +129,14 @@ Trace generate_trace(const Generate& g) {
         const double at = t + layer * 40.0;
         if (g.gpu) fixture.launched_kernel("attention_kernel", at + 1, at + 2, 20);
         if (g.attention == Attention::kSdpa) {
-          fixture.op("aten::scaled_dot_product_attention", at, 30, 1, -1,
-                     dims(std::string("[[1, 4, ")
-                              .append(query)
-                              .append(", 16], [1, 4, ")
-                              .append(key)
-                              .append(", 16], [1, 4, ")
-                              .append(key)
-                              .append(", 16]]")));
+          fixture.op(
+              "aten::scaled_dot_product_attention", at, 30, 1, -1,
+              dims(fmt::format("[[1, 4, {0}, 16], [1, 4, {1}, 16], [1, 4, {1}, 16]]", query, key)));
         } else {
           fixture.op("aten::bmm", at, 10, 1, -1,
-                     dims(std::string("[[4, ")
-                              .append(query)
-                              .append(", 16], [4, 16, ")
-                              .append(key)
-                              .append("]]")));
+                     dims(fmt::format("[[4, {}, 16], [4, 16, {}]]", query, key)));
           fixture.op("aten::bmm", at + 15, 10, 1, -1,
-                     dims(std::string("[[4, ")
-                              .append(query)
-                              .append(", ")
-                              .append(key)
-                              .append("], [4, ")
-                              .append(key)
-                              .append(", 16]]")));
+                     dims(fmt::format("[[4, {0}, {1}], [4, {1}, 16]]", query, key)));
         }
       }
       fixture.op("aten::linear", t + 85, 10, 1, -1, dims("[[1, " + query + ", 64], [64, 64], []]"));

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "diagnosis/input_dims.h"
@@ -33,13 +34,7 @@ Trace steps_with_mm(const std::string& dims, const std::string& type, const std:
     const std::int64_t external = 100 + s;
     fixture.step(s, t0, 1000);
     fixture.op("aten::mm", t0 + 1, 20, 1, external,
-               std::string(R"("Input Dims":)")
-                   .append(dims)
-                   .append(R"(,"Input type":[")")
-                   .append(type)
-                   .append(R"(",")")
-                   .append(type)
-                   .append(R"("])"));
+               fmt::format(R"("Input Dims":{0},"Input type":["{1}","{1}"])", dims, type));
     fixture.runtime("cudaLaunchKernel", t0 + 5, 5, 200 + s, 1, external);
     fixture.kernel("sm90_xmma_gemm_f16f16_f16f32", t0 + 12, 500, 200 + s, 7, 0, external, args);
   }
