@@ -7,8 +7,8 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +21,8 @@ namespace {
 
 constexpr unsigned kGzipBufferBytes = 1U << 20;
 constexpr int kMaxSymlinkHops = 40;  // as the kernel's own limit (ELOOP)
+// Temporaries left by crashed runs of this pid, or written by its other threads at once.
+constexpr unsigned kMaxTemporaryNames = 1000;
 
 // Level 1 for gzip: the file is written once, to be viewed; the fastest level already shrinks
 // trace JSON many times. "T" makes zlib write plain bytes through the same interface.
@@ -102,8 +104,6 @@ Error output_error(const std::string& path, const std::string& what,
   return error;
 }
 
-std::atomic<unsigned> g_counter{0};
-
 }  // namespace
 
 Result<std::string> resolve_output_path(const std::string& path) {
@@ -165,10 +165,18 @@ Result<std::unique_ptr<AtomicOutputFile>> AtomicOutputFile::create(const std::st
     if (fd < 0) return cannot_create(errno);
     return wrap(std::move(destination), {}, fd);
   }
-  std::string temporary = destination + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(g_counter.fetch_add(1));
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return cannot_create(errno);
+  // The temporary's name: this process's id and the first number free beside the destination.
+  // O_EXCL makes taking a name atomic, so two writers (threads or processes) never share one.
+  const std::string prefix = destination + ".tmp." + std::to_string(::getpid()) + ".";
+  std::string temporary;
+  int fd = -1;
+  int failure = EEXIST;
+  for (unsigned n = 0; fd < 0 && failure == EEXIST && n < kMaxTemporaryNames; ++n) {
+    temporary = prefix + std::to_string(n);
+    fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) failure = errno;
+  }
+  if (fd < 0) return cannot_create(failure);
   if (exists) (void)::fchmod(fd, info.st_mode & 07777);  // the replacement keeps the mode
   return wrap(std::move(destination), std::move(temporary), fd);
 }

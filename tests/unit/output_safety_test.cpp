@@ -125,6 +125,30 @@ TEST_F(OutputSafety, UncommittedOutputLeavesNothing) {
   EXPECT_TRUE(entries().empty());
 }
 
+// Two outputs open on one destination at once take different temporaries, past a name left by
+// an earlier run; each removes only its own.
+TEST_F(OutputSafety, TemporariesNeverCollide) {
+  const std::string destination = path("out.json");
+  const std::string stale = destination + ".tmp." + std::to_string(::getpid()) + ".0";
+  write("out.json.tmp." + std::to_string(::getpid()) + ".0", "not ours");
+  auto first = io::AtomicOutputFile::create(destination, io::Compression::kNone);
+  auto second = io::AtomicOutputFile::create(destination, io::Compression::kNone);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(second);
+  const std::string first_temporary = (*first)->temporary_path();
+  const std::string second_temporary = (*second)->temporary_path();
+  EXPECT_NE(first_temporary, stale);
+  EXPECT_NE(second_temporary, stale);
+  EXPECT_NE(first_temporary, second_temporary);
+  ASSERT_TRUE((*first)->write("first"));
+  ASSERT_TRUE((*second)->write("second"));
+  ASSERT_TRUE((*first)->commit());
+  second->reset();  // not committed: its temporary goes, the stale name and the output stay
+  EXPECT_EQ(read(destination), "first");
+  EXPECT_EQ(read(stale), "not ours");
+  EXPECT_FALSE(fs::exists(second_temporary));
+}
+
 // The temporary is removed when a signal ends the process mid-write (death tests fork).
 void die_mid_write(const std::string& file, int sig) {
   auto out = io::AtomicOutputFile::create(file, io::Compression::kGzip);
