@@ -129,8 +129,8 @@ TEST_F(OutputSafety, UncommittedOutputLeavesNothing) {
 // an earlier run; each removes only its own.
 TEST_F(OutputSafety, TemporariesNeverCollide) {
   const std::string destination = path("out.json");
-  const std::string stale = destination + ".tmp." + std::to_string(::getpid()) + ".0";
-  write("out.json.tmp." + std::to_string(::getpid()) + ".0", "not ours");
+  // The first name an output would try, left by an earlier run of the same pid.
+  const std::string stale = write("out.json.tmp." + std::to_string(::getpid()) + ".0", "not ours");
   auto first = io::AtomicOutputFile::create(destination, io::Compression::kNone);
   auto second = io::AtomicOutputFile::create(destination, io::Compression::kNone);
   ASSERT_TRUE(first);
