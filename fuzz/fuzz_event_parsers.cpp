@@ -1,6 +1,7 @@
 // libFuzzer target: whatever the fast event parser accepts, simdjson must accept too, with the
-// same fields (the fast path may only decline, never disagree); and read where it lies, the
-// fast parser must agree with itself reading the event measured.
+// same fields (the fast path may only decline, never disagree); read where it lies, the fast
+// parser must agree with itself reading the event measured; and key orders learned from
+// earlier events must not change what it reads.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -52,6 +53,36 @@ void check_reading_at(const std::vector<char>& buffer, std::size_t size) {
   }
 }
 
+// Orders learned from a typical event and from the input itself, then the input read with them:
+// the same acceptance and fields as without them, both where it lies and measured.
+void check_learned_orders(const std::vector<char>& buffer, std::size_t size) {
+  static constexpr char kTeacher[] =
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10, "dur": 5, "args": {"External id": 3, "Input Dims": [[2, 3]], "Input type": ["float"], "correlation": 4}})"
+      "                                                                ";
+  stepscope::kineto::LearnedKeyOrders orders;
+  stepscope::kineto::RawEvent ignored;
+  (void)stepscope::kineto::fast_parse_event(kTeacher, sizeof kTeacher - 1 - 64, ignored, false,
+                                            &orders);
+  (void)stepscope::kineto::fast_parse_event(buffer.data(), size, ignored, false, &orders);
+  stepscope::kineto::RawEvent learned;
+  stepscope::kineto::RawEvent plain;
+  const bool learned_ok =
+      stepscope::kineto::fast_parse_event(buffer.data(), size, learned, false, &orders);
+  const bool plain_ok = stepscope::kineto::fast_parse_event(buffer.data(), size, plain);
+  const char* end = buffer.data() + size;
+  stepscope::kineto::RawEvent learned_there;
+  stepscope::kineto::RawEvent plain_there;
+  const std::size_t learned_at =
+      stepscope::kineto::fast_parse_event_at(buffer.data(), end, learned_there, &orders);
+  const std::size_t plain_at =
+      stepscope::kineto::fast_parse_event_at(buffer.data(), end, plain_there);
+  if (learned_ok != plain_ok || learned_at != plain_at || !same(learned, plain) ||
+      !same(learned_there, plain_there)) {
+    std::fprintf(stderr, "learned key orders changed what the fast parser reads\n");
+    std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -59,6 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<char> buffer(size + 64, ' ');
   std::memcpy(buffer.data(), data, size);
   check_reading_at(buffer, size);
+  check_learned_orders(buffer, size);
   stepscope::kineto::RawEvent fast;
   if (!stepscope::kineto::fast_parse_event(buffer.data(), size, fast)) return 0;
   stepscope::kineto::EventParser slow_parser(false);

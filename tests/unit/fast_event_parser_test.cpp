@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "importers/kineto/container_scanner.h"
 #include "importers/kineto/decimal.h"
@@ -253,6 +254,51 @@ TEST(FastEventParser, AgreesOnRandomMutationsOfARealEvent) {
     expect_same(a, b, event);
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// Key orders learned from earlier events change how a key is recognised, never the result:
+// with them and without, the parser accepts the same events and reads the same fields, while
+// the events' kinds interleave, their key orders change and random edits break keys and values.
+TEST(FastEventParser, LearnedKeyOrdersNeverChangeWhatIsRead) {
+  const std::vector<std::string> kinds = {
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10, "dur": 5, "args": {"External id": 3, "Input Dims": [[2, 3], [3]], "Input type": ["float", ""], "Call stack": ""}})",
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10, "dur": 5, "args": {"External id": 3, "Sequence number": 9, "Input Dims": [[2, 3]], "Call stack": ""}})",
+      R"({"ph": "f", "id": 18, "pid": 1, "tid": 2, "ts": 11, "cat": "ac2g", "name": "flow", "bp": "e"})",
+      R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 12.5, "dur": 7, "args": {"External id": 18, "device": 3, "stream": 7, "correlation": 18, "grid": [8, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %": 50}})",
+      R"({"name": "aten::add", "ph": "X", "ts": 13, "dur": 1, "pid": "host", "tid": "main", "cat": "cpu_op"})",
+      R"({"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 2, "ts": 14, "s": "t", "args": {"Addr": 94, "Bytes": 512, "Total Allocated": 512, "Total Reserved": 2048, "Device Type": 1, "Device Id": 0}})",
+  };
+  std::mt19937 random(11);
+  const std::string alphabet = "{}[]\",:0123456789.-eE \\abx";
+  LearnedKeyOrders orders;
+  std::size_t accepted = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string event = kinds[random() % kinds.size()];
+    if (round % 2 == 1) {  // every other event edited, so that orders learned stay mostly right
+      const int edits = 1 + static_cast<int>(random() % 3);
+      for (int k = 0; k < edits; ++k) {
+        event[random() % event.size()] = alphabet[random() % alphabet.size()];
+      }
+    }
+    const std::string padded = event + std::string(64, ' ');
+    RawEvent learned;
+    RawEvent plain;
+    const bool learned_ok = fast_parse_event(padded.data(), event.size(), learned, false, &orders);
+    const bool plain_ok = fast_parse_event(padded.data(), event.size(), plain);
+    ASSERT_EQ(learned_ok, plain_ok) << event;
+    if (learned_ok) {
+      ++accepted;
+      expect_same(learned, plain, event);
+    }
+    RawEvent learned_at;
+    RawEvent plain_at;
+    ASSERT_EQ(fast_parse_event_at(padded.data(), padded.data() + event.size(), learned_at, &orders),
+              fast_parse_event_at(padded.data(), padded.data() + event.size(), plain_at))
+        << event;
+    expect_same(learned_at, plain_at, event);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(accepted, 10000U);  // the unedited half at least
 }
 
 }  // namespace

@@ -1,10 +1,48 @@
-// The `args` keys the importer reads, recognised by both event parsers.
+// The keys the importer reads, an event's own and those of its `args`, recognised by both event
+// parsers.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
 namespace stepscope::kineto {
+
+// The event's own keys the importer reads; any other is skipped.
+enum class EventKey : std::uint8_t {
+  kOther,
+  kPhase,
+  kCategory,
+  kName,
+  kPid,
+  kTid,
+  kTs,
+  kDur,
+  kArgs,
+  kId,
+};
+
+inline EventKey classify_event_key(std::string_view key) {
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") return EventKey::kPhase;
+      if (key == "ts") return EventKey::kTs;
+      if (key == "id") return EventKey::kId;
+      break;
+    case 3:
+      if (key == "cat") return EventKey::kCategory;
+      if (key == "dur") return EventKey::kDur;
+      if (key == "pid") return EventKey::kPid;
+      if (key == "tid") return EventKey::kTid;
+      break;
+    case 4:
+      if (key == "name") return EventKey::kName;
+      if (key == "args") return EventKey::kArgs;
+      break;
+    default:
+      break;
+  }
+  return EventKey::kOther;
+}
 
 enum class ArgKey : std::uint8_t {
   kOther,

@@ -519,6 +519,7 @@ Status read_event(od::object object, RawEvent& out) {
 
 struct EventParser::Impl {
   od::parser parser;
+  LearnedKeyOrders key_orders;  // kept from event to event: writers repeat their key order
 };
 
 EventParser::EventParser(bool fast_path) : impl_(std::make_unique<Impl>()), fast_path_(fast_path) {}
@@ -527,7 +528,8 @@ EventParser::~EventParser() = default;
 Status EventParser::parse(const char* text, const EventSlice& slice, std::size_t capacity,
                           RawEvent& out) {
   std::construct_at(&out);  // in place: no temporary copied over it
-  if (fast_path_ && fast_parse_event(text + slice.offset, slice.length, out, slice.ascii)) {
+  if (fast_path_ &&
+      fast_parse_event(text + slice.offset, slice.length, out, slice.ascii, &impl_->key_orders)) {
     out.file_offset = slice.file_offset;
     out.length = slice.length;
     return Done{};

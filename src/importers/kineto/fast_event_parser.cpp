@@ -14,6 +14,7 @@
 #include "importers/kineto/container_scanner.h"
 #include "importers/kineto/decimal.h"
 #include "importers/kineto/digit_scan.h"
+#include "importers/kineto/key_order.h"
 
 namespace stepscope::kineto {
 
@@ -54,6 +55,17 @@ class Cursor {
       return true;
     }
     return consume(':');
+  }
+  // The key `order` remembers at `position`, when the text holds it next: consumed, with its
+  // meaning. Otherwise the cursor stays (after any whitespace), for the general path.
+  template <typename Meaning>
+  bool remembered_key(const KeyOrder<Meaning>* order, std::size_t position, Meaning& meaning) {
+    if (order == nullptr) return false;
+    skip_spaces();
+    const std::size_t length = order->match(position, at_, meaning);  // 64 readable bytes past end_
+    if (length == 0 || length > static_cast<std::size_t>(end_ - at_)) return false;
+    at_ += length;
+    return true;
   }
   [[nodiscard]] char peek() {
     skip_spaces();
@@ -290,16 +302,25 @@ class Cursor {
   bool ascii_only_;
 };
 
-// Reads `{"key": value, ...}`, handing each key to `field`, which reads its value.
-template <typename Field>
-bool object(Cursor& cursor, Field&& field) {
+// Reads `{"key": value, ...}`, handing each key's meaning (`classify` of its text; that of an
+// escaped key is that of "\\", which means nothing) to `field`, which reads its value.
+// `order_now()` gives the KeyOrder that predicts the next key (null: none), which learns from
+// each miss.
+template <typename Meaning, typename Order, typename Classify, typename Field>
+bool object(Cursor& cursor, Order&& order_now, Classify&& classify, Field&& field) {
   if (!cursor.consume('{')) return false;
   if (cursor.peek() == '}') return cursor.consume('}');
-  for (;;) {
-    std::string_view key;
-    bool escaped = false;
-    if (!cursor.string(key, escaped) || !cursor.colon()) return false;
-    if (!field(escaped ? std::string_view("\\") : key)) return false;
+  for (std::size_t position = 0;; ++position) {
+    KeyOrder<Meaning>* order = order_now();
+    Meaning meaning{};
+    if (!cursor.remembered_key(order, position, meaning)) {
+      std::string_view key;
+      bool escaped = false;
+      if (!cursor.string(key, escaped) || !cursor.colon()) return false;
+      meaning = classify(escaped ? std::string_view("\\") : key);
+      if (order != nullptr && !escaped) order->remember(position, key, meaning);
+    }
+    if (!field(meaning)) return false;
     if (cursor.consume(',')) continue;
     return cursor.consume('}');
   }
@@ -432,39 +453,38 @@ bool flow_id(Cursor& cursor, RawEvent& out) {
   return cursor.skip_value();
 }
 
-bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
-  switch (key.size()) {
-    case 2:
-      if (key == "ph") {
-        std::string_view phase;
-        if (!cursor.plain_string(phase) || phase.size() != 1) return false;
-        out.phase = phase[0];
-        return true;
-      }
-      if (key == "ts") {
-        out.has_ts = true;
-        return cursor.time(out.ts_literal, out.ts);
-      }
-      if (key == "id") return flow_id(cursor, out);
-      break;
-    case 3:
-      if (key == "cat") return cursor.plain_string(out.category);
-      if (key == "dur") {
-        out.has_dur = true;
-        return cursor.time(out.dur_literal, out.dur);
-      }
-      if (key == "pid") return id(cursor, out.pid);
-      if (key == "tid") return id(cursor, out.tid);
-      break;
-    case 4:
-      if (key == "name") return cursor.plain_string(out.name);
-      if (key == "args") {  // declined unless an object
-        return object(cursor, [&](std::string_view arg_key) {
-          return arg(cursor, classify_arg_key(arg_key), out);
-        });
-      }
-      break;
-    default:
+bool field(Cursor& cursor, EventKey key, RawEvent& out, LearnedKeyOrders* orders) {
+  switch (key) {
+    case EventKey::kPhase: {
+      std::string_view phase;
+      if (!cursor.plain_string(phase) || phase.size() != 1) return false;
+      out.phase = phase[0];
+      return true;
+    }
+    case EventKey::kTs:
+      out.has_ts = true;
+      return cursor.time(out.ts_literal, out.ts);
+    case EventKey::kId:
+      return flow_id(cursor, out);
+    case EventKey::kCategory:
+      return cursor.plain_string(out.category);
+    case EventKey::kDur:
+      out.has_dur = true;
+      return cursor.time(out.dur_literal, out.dur);
+    case EventKey::kPid:
+      return id(cursor, out.pid);
+    case EventKey::kTid:
+      return id(cursor, out.tid);
+    case EventKey::kName:
+      return cursor.plain_string(out.name);
+    case EventKey::kArgs:  // declined unless an object
+    {
+      KeyOrder<ArgKey>* order = orders == nullptr ? nullptr : orders->for_args(out.category);
+      return object<ArgKey>(
+          cursor, [order] { return order; }, classify_arg_key,
+          [&](ArgKey arg_key) { return arg(cursor, arg_key, out); });
+    }
+    case EventKey::kOther:
       break;
   }
   return cursor.skip_value();
@@ -472,26 +492,32 @@ bool field(Cursor& cursor, std::string_view key, RawEvent& out) {
 
 // The one caller of field(), shared by both entry points: with two callers the compiler called
 // field() out of line, about 400 more instructions per event.
-bool read_event(Cursor& cursor, RawEvent& out) {
-  return object(cursor, [&](std::string_view key) { return field(cursor, key, out); });
+bool read_event(Cursor& cursor, RawEvent& out, LearnedKeyOrders* orders) {
+  const auto order_now = [orders, &out]() -> KeyOrder<EventKey>* {
+    return orders == nullptr ? nullptr : orders->for_event(out.phase);
+  };
+  return object<EventKey>(cursor, order_now, classify_event_key,
+                          [&](EventKey key) { return field(cursor, key, out, orders); });
 }
 
 }  // namespace
 
-bool fast_parse_event(const char* text, std::size_t length, RawEvent& out, bool ascii) {
+bool fast_parse_event(const char* text, std::size_t length, RawEvent& out, bool ascii,
+                      LearnedKeyOrders* orders) {
   // simdjson validates UTF-8 as part of its parse; the fast path must refuse the same inputs.
   if (!ascii && !simdjson::validate_utf8(text, length)) return false;
   // Control characters need no pass of their own: outside strings the cursor accepts only
   // structure, literals, numbers and whitespace, and string() refuses them inside strings.
   Cursor cursor(text, text + length);
-  return read_event(cursor, out) && cursor.at_end();
+  return read_event(cursor, out, orders) && cursor.at_end();
 }
 
-std::size_t fast_parse_event_at(const char* text, const char* end, RawEvent& out) {
+std::size_t fast_parse_event_at(const char* text, const char* end, RawEvent& out,
+                                LearnedKeyOrders* orders) {
   // Outside strings the cursor accepts only ASCII (structure, literals, numbers, whitespace);
   // inside them it stops at a byte above 0x7F. An event it reads is therefore ASCII, valid UTF-8.
   Cursor cursor(text, end, /*ascii_only=*/true);
-  return read_event(cursor, out) ? static_cast<std::size_t>(cursor.position() - text) : 0;
+  return read_event(cursor, out, orders) ? static_cast<std::size_t>(cursor.position() - text) : 0;
 }
 
 }  // namespace stepscope::kineto

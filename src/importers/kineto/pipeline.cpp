@@ -94,7 +94,7 @@ class BuildingReader final : public InPlaceReader {
   Result<std::size_t> read_at(const char* text, const char* end,
                               std::uint64_t file_offset) override {
     std::construct_at(&event_);  // in place: no temporary copied over it
-    const std::size_t length = fast_parse_event_at(text, end, event_);
+    const std::size_t length = fast_parse_event_at(text, end, event_, &key_orders_);
     if (length == 0) return std::size_t{0};
     event_.file_offset = file_offset;
     event_.length = length;
@@ -110,6 +110,7 @@ class BuildingReader final : public InPlaceReader {
   EventParser& parser_;
   TraceBuilder& builder_;
   RawEvent event_;
+  LearnedKeyOrders key_orders_;  // kept from event to event: writers repeat their key order
 };
 
 // Batches flow split -> parse -> build, on as many threads as there are cores and no more: any
