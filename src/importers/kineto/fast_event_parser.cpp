@@ -67,6 +67,7 @@ class Cursor {
     at_ += length;
     return true;
   }
+  [[nodiscard]] bool at_space() const { return at_ < end_ && *at_ == ' '; }
   [[nodiscard]] char peek() {
     skip_spaces();
     return at_ < end_ ? *at_ : '\0';
@@ -222,6 +223,14 @@ class Cursor {
   // refuses, so the fast path never accepts an event simdjson would not). A loop rather than
   // recursion, as shape lists nest: each open container is one bit, set for an object.
   bool skip_value() {
+    const char first = peek();
+    if (first != '{' && first != '[') return skip_scalar(first);  // most skipped values
+    return skip_container();
+  }
+
+ private:
+  // A container, its grammar checked as skip_value() says.
+  bool skip_container() {
     std::uint64_t is_object[(kMaxContainerDepth + 63) / 64] = {};
     std::size_t depth = 0;
     const auto object_at = [&is_object](std::size_t level) {
@@ -263,7 +272,6 @@ class Cursor {
     }
   }
 
- private:
   bool general_integer(std::int64_t& value) {
     std::string_view token;
     if (!number_token(token)) return false;
@@ -318,7 +326,7 @@ bool object(Cursor& cursor, Order&& order_now, Classify&& classify, Field&& fiel
       bool escaped = false;
       if (!cursor.string(key, escaped) || !cursor.colon()) return false;
       meaning = classify(escaped ? std::string_view("\\") : key);
-      if (order != nullptr && !escaped) order->remember(position, key, meaning);
+      if (order != nullptr && !escaped) order->remember(position, key, meaning, cursor.at_space());
     }
     if (!field(meaning)) return false;
     if (cursor.consume(',')) continue;

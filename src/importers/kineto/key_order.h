@@ -4,7 +4,7 @@
 // so that the parser can match the key it expects whole, quotes and colon included, with a few
 // word compares, and scan for a closing quote only when the order changes. What it remembers
 // changes only how a key is recognised, never what is accepted: a match covers exactly the bytes
-// `"key":`, which the general path reads as that same key.
+// `"key":` (and a space the reader would skip), which the general path reads as that same key.
 #pragma once
 
 #include <array>
@@ -15,7 +15,8 @@
 
 namespace stepscope::kineto {
 
-// `"key":` as a writer puts it, in at most 32 bytes, with the mask of the bytes it covers.
+// `"key":` as a writer puts it (with the space after it, if any), in at most 32 bytes, with the
+// mask of the bytes it covers.
 class QuotedKey {
  public:
   static constexpr std::size_t kMaxBytes = 32;
@@ -24,11 +25,13 @@ class QuotedKey {
   // An empty pattern, which matches nothing.
   QuotedKey() = default;
 
-  // False, leaving the pattern empty, when the key is too long or holds a byte that is not
-  // printable ASCII (the general path decides about those).
-  bool assign(std::string_view key) {
+  // `"key":`, and the space after it when `space_after` (writers put one there as a rule; the
+  // reader would skip it anyway). False, leaving the pattern empty, when the key is too long or
+  // holds a byte that is not printable ASCII (the general path decides about those).
+  bool assign(std::string_view key, bool space_after) {
     length_ = 0;
-    if (key.size() + 3 > kMaxBytes) return false;
+    const std::size_t length = key.size() + (space_after ? 4 : 3);
+    if (length > kMaxBytes) return false;
     for (const char c : key) {
       const auto byte = static_cast<unsigned char>(c);
       if (byte < 0x20 || byte >= 0x80 || c == '"' || c == '\\') return false;
@@ -39,7 +42,7 @@ class QuotedKey {
     std::memcpy(bytes.data() + 1, key.data(), key.size());
     bytes[key.size() + 1] = '"';
     bytes[key.size() + 2] = ':';
-    const std::size_t length = key.size() + 3;
+    if (space_after) bytes[key.size() + 3] = ' ';
     std::memset(covered.data(), 0xFF, length);
     std::memcpy(words_.data(), bytes.data(), kMaxBytes);
     std::memcpy(masks_.data(), covered.data(), kMaxBytes);
@@ -84,11 +87,12 @@ class KeyOrder {
     return length;
   }
 
-  // The key the general path read at `position` (unescaped), to expect it there next time.
-  void remember(std::size_t position, std::string_view key, Meaning meaning) {
+  // The key the general path read at `position` (unescaped), to expect it there next time;
+  // `space_after`: a space followed its colon.
+  void remember(std::size_t position, std::string_view key, Meaning meaning, bool space_after) {
     if (position >= kPositions) return;
     Entry& entry = entries_[position];
-    if (entry.key.assign(key)) entry.meaning = meaning;
+    if (entry.key.assign(key, space_after)) entry.meaning = meaning;
   }
 
  private:
