@@ -56,12 +56,11 @@ class Cursor {
     }
     return consume(':');
   }
-  // The key `order` remembers at `position`, when the text holds it next: consumed, with its
-  // meaning. Otherwise the cursor stays (after any whitespace), for the general path.
+  // The key `order` remembers at `position`, when the text holds its bytes next (whitespace
+  // included): consumed, with its meaning. Otherwise the cursor stays, for the general path.
   template <typename Meaning>
   bool remembered_key(const KeyOrder<Meaning>* order, std::size_t position, Meaning& meaning) {
     if (order == nullptr) return false;
-    skip_spaces();
     const std::size_t length = order->match(position, at_, meaning);  // 64 readable bytes past end_
     if (length == 0 || length > static_cast<std::size_t>(end_ - at_)) return false;
     at_ += length;
@@ -322,11 +321,16 @@ bool object(Cursor& cursor, Order&& order_now, Classify&& classify, Field&& fiel
     KeyOrder<Meaning>* order = order_now();
     Meaning meaning{};
     if (!cursor.remembered_key(order, position, meaning)) {
+      const char* start = cursor.position();
       std::string_view key;
       bool escaped = false;
       if (!cursor.string(key, escaped) || !cursor.colon()) return false;
       meaning = classify(escaped ? std::string_view("\\") : key);
-      if (order != nullptr && !escaped) order->remember(position, key, meaning, cursor.at_space());
+      if (order != nullptr && !escaped) {
+        const char* end = cursor.position() + (cursor.at_space() ? 1 : 0);
+        order->remember(position, std::string_view(start, static_cast<std::size_t>(end - start)),
+                        meaning);
+      }
     }
     if (!field(meaning)) return false;
     if (cursor.consume(',')) continue;
