@@ -168,21 +168,21 @@ Candidates find_candidates(const Trace& trace, const std::vector<TimelineStep>& 
   return c;
 }
 
-// The `count` longest events first (the rest after them, in no order); events of equal length
-// in trace order. The candidates are collected in trace order, so this is the order a stable
-// sort by length would give, without its buffer and without sorting what the cap leaves out.
+// The `count` longest events first, in no order (the rest after them); of events of equal
+// length, the earlier in trace order counts as longer, so which events come first is decided
+// whatever the order they came in. No sort: the kept events are put in trace order at the end.
 void longest_first(const Trace& trace, std::vector<EventIndex>& events, std::size_t count) {
   const std::vector<std::int64_t>& dur = trace.events.dur_ns;
   const auto longer = [&dur](EventIndex a, EventIndex b) {
     return dur[a] != dur[b] ? dur[a] > dur[b] : a < b;
   };
-  const auto end = events.begin() + static_cast<std::ptrdiff_t>(std::min(count, events.size()));
-  std::nth_element(events.begin(), end, events.end(), longer);
-  std::sort(events.begin(), end, longer);
+  if (count >= events.size()) return;
+  std::nth_element(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(count),
+                   events.end(), longer);
 }
 
 // All candidates when they fit; else each finding keeps its longest events within an equal share
-// of half the cap, and the steps' longest events fill the rest.
+// of half the cap, and the steps' longest events not taken by a finding fill the rest.
 std::vector<EventIndex> apply_cap(const Trace& trace, Candidates c, std::size_t cap) {
   std::vector<EventIndex> kept;
   std::vector<std::uint8_t> taken(c.marked.size(), 0);
@@ -199,9 +199,10 @@ std::vector<EventIndex> apply_cap(const Trace& trace, Candidates c, std::size_t 
     if (!all_fit) longest_first(trace, events, share);
     for (std::size_t k = 0; k < events.size() && (all_fit || k < share); ++k) take(events[k]);
   }
-  // The steps' events fill what is left of the cap, passing over those a finding took: the
-  // longest `cap` of them are all this can reach.
-  if (!all_fit) longest_first(trace, c.in_steps, cap);
+  if (!all_fit) {
+    std::erase_if(c.in_steps, [&taken](EventIndex i) { return taken[i] != 0; });
+    longest_first(trace, c.in_steps, cap - kept.size());
+  }
   for (const EventIndex i : c.in_steps) take(i);
   std::sort(kept.begin(), kept.end());
   return kept;
