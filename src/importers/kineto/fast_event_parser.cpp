@@ -489,8 +489,7 @@ bool field(Cursor& cursor, EventKey key, RawEvent& out, LearnedKeyOrders* orders
       return id(cursor, out.tid);
     case EventKey::kName:
       return cursor.plain_string(out.name);
-    case EventKey::kArgs:  // declined unless an object
-    {
+    case EventKey::kArgs: {  // declined unless an object
       KeyOrder<ArgKey>* order = orders == nullptr ? nullptr : orders->for_args(out.category);
       return object<ArgKey>(
           cursor, [order] { return order; }, classify_arg_key,
