@@ -1,6 +1,9 @@
 // The Kineto importer on small inputs: what it keeps, how it links, and how it counts.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "stepscope/load.h"
 #include "support/trace_fixture.h"
 
@@ -82,6 +85,37 @@ TEST(Importer, ThreadsAndCategoriesOfInterleavedEvents) {
   EXPECT_EQ(text.key.tid, "1");
   EXPECT_EQ(number.tid_number, 1);
   EXPECT_EQ(text.tid_number, kAbsent);
+}
+
+// A thread is its pid and tid as written: numbers equal in value but written otherwise ("-0",
+// "1e3") are threads of their own, whichever reader (the fast one, or simdjson for an event with
+// a non-ASCII name) read them, and however the events interleave.
+TEST(Importer, ThreadsAreTheirIdsAsWritten) {
+  const std::vector<std::pair<std::string, std::string>> kPidsAndNames = {
+      {"0", "a"},    {"-0", "a"},        {"1000", "a"},  {"1e3", "a"},
+      {"10e2", "a"}, {"1000", "\u00e9"}, {"1000", "Ã©"}, {"0", "Ã©"}};
+  std::string json = R"({"traceEvents":[)";
+  constexpr int kRounds = 5;
+  for (int i = 0; i < kRounds * static_cast<int>(kPidsAndNames.size()); ++i) {
+    const auto& [pid, name] = kPidsAndNames[static_cast<std::size_t>(i) % kPidsAndNames.size()];
+    if (i > 0) json += ',';
+    json += R"({"ph":"X","cat":"cpu_op","name":")" + name + R"(","pid":)" + pid +
+            R"(,"tid":1,"ts":)" + std::to_string(i * 10) + R"(,"dur":1})";
+    if (i % 3 == 0) {  // and the same thread twice in a row now and then
+      json += R"(,{"ph":"X","cat":"cpu_op","name":"again","pid":)" + pid + R"(,"tid":1,"ts":)" +
+              std::to_string(i * 10 + 1) + R"(,"dur":1})";
+    }
+  }
+  const Trace trace = load_text(json + "]}");
+  std::map<std::string, std::set<std::uint32_t>> threads_of_pid;
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const ThreadInfo& thread = trace.threads[trace.events.thread[i]];
+    threads_of_pid[thread.key.pid].insert(trace.events.thread[i]);
+  }
+  ASSERT_EQ(trace.threads.size(), 5U);  // "0", "-0", "1000", "1e3", "10e2"
+  for (const char* pid : {"0", "-0", "1000", "1e3", "10e2"}) {
+    EXPECT_EQ(threads_of_pid[pid].size(), 1U) << pid;
+  }
 }
 
 TEST(Importer, BeginEndPairsBecomeCompleteEvents) {

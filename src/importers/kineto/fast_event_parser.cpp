@@ -450,6 +450,7 @@ bool id(Cursor& cursor, RawId& out) {
   if (!cursor.integer(out.number)) return false;
   out.text = std::string_view(begin, static_cast<std::size_t>(cursor.position() - begin));
   out.is_number = true;
+  out.plain_decimal = true;  // integer() declines any other form ("1e3", "01", "1.0")
   return true;
 }
 

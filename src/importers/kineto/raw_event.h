@@ -14,6 +14,10 @@ struct RawId {
   std::string_view text;  // the number's literal or the string's contents
   std::int64_t number = kAbsent;
   bool is_number = false;
+  // A number written in plain decimal (digits, a leading '-' at most, no leading zero), as the
+  // fast parser reads them: equal numbers so written are equal texts when their lengths are
+  // ("-0" and "0" are not).
+  bool plain_decimal = false;
   bool present = false;
 };
 

@@ -102,12 +102,38 @@ Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_vi
 
 }  // namespace
 
+namespace {
+
+// Whether `id` has the text `text`, whose number and form are given. Equal texts read as equal
+// numbers, so differing numbers decide without a text compare, and so do equal numbers both in
+// plain decimal (RawId::plain_decimal) with their lengths.
+bool same_id(const RawId& id, std::string_view text, std::int64_t number, bool is_number,
+             bool plain_decimal) {
+  if (id.is_number != is_number) return false;
+  if (!is_number) return id.text == text;
+  if (id.number != number) return false;
+  if (id.plain_decimal && plain_decimal) return id.text.size() == text.size();
+  return id.text == text;
+}
+
+template <typename Recent>
+bool is_thread(const Recent& recent, const RawId& pid, const RawId& tid) {
+  return same_id(tid, recent.tid, recent.tid_number, recent.tid_is_number,
+                 recent.tid_plain_decimal) &&
+         same_id(pid, recent.pid, recent.pid_number, recent.pid_is_number,
+                 recent.pid_plain_decimal);
+}
+
+}  // namespace
+
 std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
+  if (recent_count_ != 0 && is_thread(recent_threads_[recent_last_], pid, tid)) {
+    return recent_threads_[recent_last_].index;
+  }
   for (std::size_t k = 0; k < recent_count_; ++k) {
-    const RecentThread& recent = recent_threads_[k];
-    if (pid.is_number == recent.pid_is_number && tid.is_number == recent.tid_is_number &&
-        tid.text == recent.tid && pid.text == recent.pid) {
-      return recent.index;
+    if (is_thread(recent_threads_[k], pid, tid)) {
+      recent_last_ = k;
+      return recent_threads_[k].index;
     }
   }
   std::string key;
@@ -129,9 +155,14 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
   RecentThread& recent = recent_threads_[recent_next_];
   recent.pid.assign(pid.text);
   recent.tid.assign(tid.text);
+  recent.pid_number = pid.number;
+  recent.tid_number = tid.number;
   recent.pid_is_number = pid.is_number;
   recent.tid_is_number = tid.is_number;
+  recent.pid_plain_decimal = pid.plain_decimal;
+  recent.tid_plain_decimal = tid.plain_decimal;
   recent.index = entry->second;
+  recent_last_ = recent_next_;
   recent_next_ = (recent_next_ + 1) % kRecentThreads;
   recent_count_ = std::min(recent_count_ + 1, kRecentThreads);
   return entry->second;

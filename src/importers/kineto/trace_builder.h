@@ -64,14 +64,21 @@ class TraceBuilder {
   struct RecentThread {
     std::string pid;
     std::string tid;
+    std::int64_t pid_number = 0;  // when pid_is_number
+    std::int64_t tid_number = 0;
     bool pid_is_number = false;
     bool tid_is_number = false;
+    bool pid_plain_decimal = false;
+    bool tid_plain_decimal = false;
     std::uint32_t index = 0;
   };
   static constexpr std::size_t kRecentThreads = 4;
   std::array<RecentThread, kRecentThreads> recent_threads_;
   std::size_t recent_count_ = 0;
   std::size_t recent_next_ = 0;  // the entry replaced next
+  // The entry the last event's thread was found in: most events (four in five in a Kineto
+  // trace) are on the thread of the event before them.
+  std::size_t recent_last_ = 0;
   // Open `B` events per thread, as indices of events whose duration is not known yet.
   std::unordered_map<std::uint32_t, std::vector<EventIndex>> open_begins_;
   // The later part's `E` events that found no `B` in it, in file order.
