@@ -92,18 +92,28 @@ TEST(Importer, ThreadsAndCategoriesOfInterleavedEvents) {
 // a non-ASCII name) read them, and however the events interleave.
 TEST(Importer, ThreadsAreTheirIdsAsWritten) {
   const std::vector<std::pair<std::string, std::string>> kPidsAndNames = {
-      {"0", "a"},    {"-0", "a"},        {"1000", "a"},  {"1e3", "a"},
-      {"10e2", "a"}, {"1000", "\u00e9"}, {"1000", "Ã©"}, {"0", "Ã©"}};
+      {"0", "a"},    {"-0", "a"},           {"1000", "a"},        {"1e3", "a"},
+      {"10e2", "a"}, {"1000", R"(\u00e9)"}, {"1000", "\xc3\xa9"}, {"0", "\xc3\xa9"}};
   std::string json = R"({"traceEvents":[)";
   constexpr int kRounds = 5;
   for (int i = 0; i < kRounds * static_cast<int>(kPidsAndNames.size()); ++i) {
-    const auto& [pid, name] = kPidsAndNames[static_cast<std::size_t>(i) % kPidsAndNames.size()];
+    const auto& pid_and_name = kPidsAndNames[static_cast<std::size_t>(i) % kPidsAndNames.size()];
+    const std::string& pid = pid_and_name.first;
+    const std::string& name = pid_and_name.second;
     if (i > 0) json += ',';
-    json += R"({"ph":"X","cat":"cpu_op","name":")" + name + R"(","pid":)" + pid +
-            R"(,"tid":1,"ts":)" + std::to_string(i * 10) + R"(,"dur":1})";
+    const auto event = [&json, &pid](std::string_view event_name, int ts) {
+      json.append(R"({"ph":"X","cat":"cpu_op","name":")")
+          .append(event_name)
+          .append(R"(","pid":)")
+          .append(pid)
+          .append(R"(,"tid":1,"ts":)")
+          .append(std::to_string(ts))
+          .append(R"(,"dur":1})");
+    };
+    event(name, i * 10);
     if (i % 3 == 0) {  // and the same thread twice in a row now and then
-      json += R"(,{"ph":"X","cat":"cpu_op","name":"again","pid":)" + pid + R"(,"tid":1,"ts":)" +
-              std::to_string(i * 10 + 1) + R"(,"dur":1})";
+      json += ',';
+      event("again", i * 10 + 1);
     }
   }
   const Trace trace = load_text(json + "]}");
