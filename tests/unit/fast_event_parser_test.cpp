@@ -301,6 +301,36 @@ TEST(FastEventParser, LearnedKeyOrdersNeverChangeWhatIsRead) {
   EXPECT_GT(accepted, 10000U);  // the unedited half at least
 }
 
+// The readers teach the orders they are given: after one CPU op, its keys are expected, each at
+// its position, in the event's order and in its category's args order.
+TEST(FastEventParser, ReadingAnEventTeachesItsKeyOrders) {
+  const std::string event =
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10, "dur": 5, "args": {"External id": 3, "Call stack": ""}})";
+  const std::string padded = event + std::string(64, ' ');
+  for (const bool at : {false, true}) {
+    LearnedKeyOrders orders;
+    RawEvent out;
+    if (at) {
+      ASSERT_EQ(fast_parse_event_at(padded.data(), padded.data() + event.size(), out, &orders),
+                event.size());
+    } else {
+      ASSERT_TRUE(fast_parse_event(padded.data(), event.size(), out, false, &orders));
+    }
+    const std::string tail(64, ' ');
+    EventKey key = EventKey::kOther;
+    EXPECT_EQ(orders.for_event('X')->match(1, (R"( "cat": )" + tail).data(), key), 8U) << at;
+    EXPECT_EQ(key, EventKey::kCategory);
+    EXPECT_EQ(orders.for_event('X')->match(7, (R"( "args": )" + tail).data(), key), 9U) << at;
+    EXPECT_EQ(key, EventKey::kArgs);
+    ArgKey arg = ArgKey::kOther;
+    EXPECT_EQ(orders.for_args("cpu_op")->match(0, (R"("External id": )" + tail).data(), arg), 15U)
+        << at;
+    EXPECT_EQ(arg, ArgKey::kExternalId);
+    EXPECT_EQ(orders.for_args("cpu_op")->match(1, (R"( "Call stack": )" + tail).data(), arg), 15U)
+        << at;
+  }
+}
+
 }  // namespace
 }  // namespace stepscope::kineto
 

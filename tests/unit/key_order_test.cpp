@@ -72,6 +72,9 @@ TEST(KeyOrder, PredictsEachPositionFromTheLastKeyReadThere) {
   EXPECT_EQ(meaning, Meaning::kFirst);
   EXPECT_EQ(order.match(KeyOrder<Meaning>::kPositions, padded(R"("ph": )").data(), meaning), 0U);
   order.remember(KeyOrder<Meaning>::kPositions, R"("ph": )", Meaning::kFirst);  // ignored
+  EXPECT_EQ(order.match(KeyOrder<Meaning>::kPositions, padded(R"("ph": )").data(), meaning), 0U);
+  EXPECT_EQ(order.match(0, padded(R"("ph": "X")").data(), meaning), 6U);  // the others kept
+  EXPECT_EQ(order.match(1, padded(R"("ph": "X")").data(), meaning), 6U);
 }
 
 }  // namespace
