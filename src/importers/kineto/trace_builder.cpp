@@ -100,10 +100,6 @@ Result<std::int64_t> time_literal_to_ns(std::string_view literal, std::string_vi
   return *ns;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether `id` has the text `text`, whose number and form are given. Equal texts read as equal
 // numbers, so differing numbers decide without a text compare, and so do equal numbers both in
 // plain decimal (RawId::plain_decimal) with their lengths.
