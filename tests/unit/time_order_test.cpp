@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace stepscope::kineto {
@@ -34,7 +35,7 @@ void expect_reference_order(std::int64_t base, std::int64_t spread, std::size_t 
   }
   const std::vector<EventIndex> expected = reference_order(start, dur);
   for (unsigned threads : {1U, 2U}) {
-    EXPECT_EQ(time_order(start, dur, threads), expected)
+    EXPECT_EQ(time_order(start, dur, {}, threads), expected)
         << "base " << base << ", spread " << spread << ", " << threads << " threads";
   }
 }
@@ -50,7 +51,7 @@ TEST(TimeOrder, ExtremeStartsSort) {
                                            std::numeric_limits<std::int64_t>::min(), 5, 5};
   const std::vector<std::int64_t> dur = {1, 2, 3, 7, 2};
   for (unsigned threads : {1U, 2U}) {
-    EXPECT_EQ(time_order(start, dur, threads), reference_order(start, dur));
+    EXPECT_EQ(time_order(start, dur, {}, threads), reference_order(start, dur));
   }
 }
 
@@ -69,13 +70,86 @@ TEST(TimeOrder, TwoThreadsAgreeAtEverySmallSizeAndShape) {
                                 : -index;                                  // reversed
         dur[i] = static_cast<std::int64_t>(random() % 2);
       }
-      ASSERT_EQ(time_order(start, dur, 2), reference_order(start, dur))
+      ASSERT_EQ(time_order(start, dur, {}, 2), reference_order(start, dur))
           << events << " events, shape " << shape;
     }
   }
 }
 
-TEST(TimeOrder, NoEventsNoOrder) { EXPECT_TRUE(time_order({}, {}, 2).empty()); }
+// Events from a few threads, each thread's written nearly in time order the way a profiler
+// writes them: mostly in order, some a few places late, one now and then far out of place.
+struct ThreadedEvents {
+  std::vector<std::int64_t> start;
+  std::vector<std::int64_t> dur;
+  std::vector<std::uint32_t> thread;
+};
+
+ThreadedEvents threaded_events(std::size_t events, std::uint32_t threads, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  ThreadedEvents out;
+  std::vector<std::int64_t> clock(threads, 0);
+  for (std::size_t i = 0; i < events; ++i) {
+    const auto t = static_cast<std::uint32_t>(random() % threads);
+    clock[t] += static_cast<std::int64_t>(random() % 3);  // ties within a thread too
+    std::int64_t start = clock[t];
+    const std::uint64_t roll = random() % 100;
+    if (roll < 10) start -= static_cast<std::int64_t>(random() % 6);     // a few places late
+    if (roll == 99) start -= static_cast<std::int64_t>(random() % 500);  // far out of place
+    out.start.push_back(start);
+    out.dur.push_back(static_cast<std::int64_t>(random() % 3));
+    out.thread.push_back(t);
+  }
+  return out;
+}
+
+// The threads guide the work but never the result: right ones, wrong ones, ones that stop
+// short, and a later part numbered on its own, on one thread and on two.
+TEST(TimeOrder, ThreadSequencesGiveTheSameOrder) {
+  for (const std::uint32_t threads : {1U, 3U, 40U}) {
+    for (const std::size_t events :
+         {std::size_t{1}, std::size_t{2}, std::size_t{17}, std::size_t{5000}}) {
+      const ThreadedEvents in = threaded_events(events, threads, 1000 + events + threads);
+      const std::vector<EventIndex> expected = reference_order(in.start, in.dur);
+      const std::span<const std::uint32_t> all(in.thread);
+      std::vector<std::uint32_t> scrambled(in.thread.size());
+      std::mt19937_64 random(threads);
+      for (std::uint32_t& t : scrambled) t = static_cast<std::uint32_t>(random() % 7);
+      const std::size_t split = events / 3;
+      const EventSequences cases[] = {
+          {.first = all, .rest = {}},
+          {.first = scrambled, .rest = {}},
+          {.first = all.first(split), .rest = {}},  // too short: ignored
+          {.first = all.first(split), .rest = all.subspan(split)},
+          {.first = {}, .rest = {}},
+      };
+      for (std::size_t c = 0; c < std::size(cases); ++c) {
+        for (const unsigned workers : {1U, 2U}) {
+          ASSERT_EQ(time_order(in.start, in.dur, cases[c], workers), expected)
+              << events << " events on " << threads << " threads, case " << c << ", " << workers
+              << " workers";
+        }
+      }
+    }
+  }
+}
+
+// A thread whose events come in reverse: past the moving budget the sequence is sorted outright,
+// with the same result.
+TEST(TimeOrder, AThreadInReverseStillSorts) {
+  std::vector<std::int64_t> start;
+  std::vector<std::int64_t> dur;
+  for (std::int64_t i = 0; i < 3000; ++i) {
+    start.push_back(3000 - i / 2);
+    dur.push_back(i % 2);
+  }
+  const std::vector<std::uint32_t> one_thread(start.size(), 0);
+  for (const unsigned workers : {1U, 2U}) {
+    EXPECT_EQ(time_order(start, dur, {.first = one_thread, .rest = {}}, workers),
+              reference_order(start, dur));
+  }
+}
+
+TEST(TimeOrder, NoEventsNoOrder) { EXPECT_TRUE(time_order({}, {}, {}, 2).empty()); }
 
 }  // namespace
 }  // namespace stepscope::kineto

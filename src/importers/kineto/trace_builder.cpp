@@ -607,13 +607,15 @@ void TraceBuilder::drop_unmatched_begins() {
 
 void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
-  std::vector<EventIndex> order = time_order(e.start_ns, e.dur_ns, threads);
+  // The later part's columns, when absorb() left them where they are, are gathered from there.
+  const std::size_t first = later_columns_ ? later_columns_->first : e.size();
+  EventSequences sequences{.first = e.thread, .rest = {}};
+  if (later_columns_) sequences.rest = later_columns_->events.thread;
+  std::vector<EventIndex> order = time_order(e.start_ns, e.dur_ns, sequences, threads);
   if (std::is_sorted(order.begin(), order.end())) {
     append_later_columns();
     return;
   }
-  // The later part's columns, when absorb() left them where they are, are gathered from there.
-  const std::size_t first = later_columns_ ? later_columns_->first : e.size();
   // With two threads the 8-byte columns and the event lengths go on one, the rest on the other,
   // each with its own scratch: the split that measured closest to even (the halves within 2-8 ms
   // of each other on a 1 GiB trace, where the 8-byte columns alone left the other 11 ms behind).
