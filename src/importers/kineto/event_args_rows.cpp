@@ -53,13 +53,13 @@ std::int32_t append_collective_args(const RawEvent& event, Trace& trace) {
 
 }  // namespace
 
-std::int32_t append_event_args(const RawEvent& event, Trace& trace) {
+std::int32_t append_event_args(const RawEvent& event, Trace& trace, EventArgsInterners& interners) {
   EventArgs row;
   row.sequence_number = event.numeric_args.sequence_number;
   row.flops = event.numeric_args.flops;
-  row.input_dims = trace.strings.intern(event.input_dims);
-  row.input_types = trace.strings.intern(event.input_types);
-  row.concrete_inputs = trace.strings.intern(event.concrete_inputs);
+  row.input_dims = interners.input_dims.intern(event.input_dims, trace.strings);
+  row.input_types = interners.input_types.intern(event.input_types, trace.strings);
+  row.concrete_inputs = interners.concrete_inputs.intern(event.concrete_inputs, trace.strings);
   if (has_device_fields(event.numeric_args)) {
     row.device_row = append_device_args(event.numeric_args, trace);
   }

@@ -5,11 +5,19 @@
 #include <cstdint>
 
 #include "importers/kineto/raw_event.h"
+#include "importers/kineto/successor_interner.h"
 #include "stepscope/trace.h"
 
 namespace stepscope::kineto {
 
+// The argument texts that repeat from step to step, each interned as its own sequence.
+struct EventArgsInterners {
+  SuccessorInterner input_dims;
+  SuccessorInterner input_types;
+  SuccessorInterner concrete_inputs;
+};
+
 // Appends the rows of `event`, which has event args, and returns the index of its EventArgs row.
-std::int32_t append_event_args(const RawEvent& event, Trace& trace);
+std::int32_t append_event_args(const RawEvent& event, Trace& trace, EventArgsInterners& interners);
 
 }  // namespace stepscope::kineto

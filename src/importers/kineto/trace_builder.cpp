@@ -313,7 +313,7 @@ Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
   if (event_class == EventClass::kOther) ++trace_.stats.unknown_category_events;
   events.start_ns.push_back(start_ns);
   events.dur_ns.push_back(dur_ns);
-  events.name.push_back(strings.intern(event.name));
+  events.name.push_back(names_.intern(event.name, strings));
   events.category.push_back(category);
   events.event_class.push_back(event_class);
   events.thread.push_back(thread_index(event.pid, event.tid));
@@ -324,7 +324,8 @@ Status TraceBuilder::add_complete(const RawEvent& event, std::int64_t start_ns,
   events.external_id.push_back(event.external_id);
   events.source_offset.push_back(event.file_offset);
   events.source_length.push_back(event.length);
-  events.args_row.push_back(event.has_event_args ? append_event_args(event, trace_) : -1);
+  events.args_row.push_back(event.has_event_args ? append_event_args(event, trace_, arg_texts_)
+                                                 : -1);
   return Done{};
 }
 
@@ -357,7 +358,10 @@ void TraceBuilder::add_flow(const RawEvent& event, std::int64_t time_ns) {
   flows.time_ns.push_back(time_ns);
   flows.id.push_back(event.flow_id);
   flows.phase.push_back(event.phase);
-  flows.category.push_back(trace_.strings.intern(event.category));
+  if (event.category != trace_.strings.view(last_flow_category_)) {
+    last_flow_category_ = trace_.strings.intern(event.category);
+  }
+  flows.category.push_back(last_flow_category_);
   flows.thread.push_back(thread_index(event.pid, event.tid));
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "importers/kineto/event_args_rows.h"
 #include "importers/kineto/event_splitter.h"
 #include "importers/kineto/import_notes.h"
 #include "importers/kineto/raw_event.h"
@@ -58,6 +59,9 @@ class TraceBuilder {
   // The last event's category: consecutive events mostly share it, and comparing a few bytes
   // costs less than hashing them.
   StringId last_category_ = 0;
+  StringId last_flow_category_ = 0;  // the same for flows, whose category is another
+  SuccessorInterner names_;
+  EventArgsInterners arg_texts_;
   std::unordered_map<std::string, std::uint32_t> thread_lookup_;
   // The last few threads looked up, replaced in turn: events alternate between a few threads
   // (ops, runtime calls, a stream's kernels), and one found here needs no key built.
