@@ -524,7 +524,16 @@ TEST(FastEventParser, ShapeListsAgreeWithSimdjsonOrAreDeclined) {
                                "[[1",
                                R"(["unterminated)",
                                "[\"x\"]",
-                               R"(["tab\there"])"};
+                               R"(["tab\there"])",
+                               "[[1]\n]",
+                               "[\t1,\r\n2 ]",
+                               R"([["a"], [1, ["b", []]]])",
+                               "[-0]",
+                               "[--1]",
+                               "[1-]",
+                               R"(["a" "b"])",
+                               "[[]]]",
+                               "[[1],[2]],"};
   std::size_t taken = 0;
   for (const char* list : lists) {
     const std::string event = std::string(R"({"ph":"X","args":{"Input Dims":)") + list +
@@ -540,6 +549,22 @@ TEST(FastEventParser, ShapeListsAgreeWithSimdjsonOrAreDeclined) {
   EXPECT_FALSE(fast_accepts(R"({"args":{"Input Dims":[[1,]]}})"));
   EXPECT_FALSE(fast_accepts(R"({"args":{"Input Dims":[[01]]}})"));
   EXPECT_TRUE(fast_accepts(R"({"args":{"Input Dims":[[1, 2.5], [[3]], {"a": [4]}]}})"));
+}
+
+// A list cut short by the event's end is declined, whatever bytes follow that end: brackets,
+// quotes, digits and commas there must not close it. For lists that are kept and lists that are
+// skipped alike.
+TEST(FastEventParser, ListsCutShortAtTheEventsEndAreDeclined) {
+  for (const char* key : {"Input Dims", "Input Strides"}) {
+    for (const char* cut : {"[", "[[", "[[1", "[[1,", "[[1, ", "[\"a", "[\"a\"", "[[], "}) {
+      for (const char fill : {' ', '[', ']', '"', '1', ','}) {
+        const std::string event = std::string(R"({"ph":"X","args":{")") + key + "\":" + cut;
+        RawEvent probe;
+        EXPECT_FALSE(fast_parse_event(padded_event(event, fill).data(), event.size(), probe))
+            << event << " followed by " << fill;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -224,10 +224,58 @@ class Cursor {
   bool skip_value() {
     const char first = peek();
     if (first != '{' && first != '[') return skip_scalar(first);  // most skipped values
-    return skip_container();
+    return (first == '[' && skip_list_of_plain_values()) || skip_container();
   }
 
  private:
+  // The lists every op carries (`Input Dims`, `Input type`): arrays, nested, of integers and of
+  // strings without escapes, skipped in one tight loop. Anything else (a fraction, an escape,
+  // an object, a literal, broken grammar) leaves the cursor where it was and answers false, for
+  // skip_container(), which checks it fully; this loop accepts only what that one accepts.
+  bool skip_list_of_plain_values() {
+    const char* p = at_;  // at '['
+    std::size_t depth = 0;
+    for (;;) {
+      // At an opening bracket, or at the value after a comma.
+      if (p < end_ && *p == '[') {
+        if (++depth > kMaxContainerDepth) return false;
+        p = skip_json_space(p + 1, end_);
+        if (p < end_ && *p == ']') {
+          ++p;
+          --depth;
+        } else {
+          continue;  // to the first element
+        }
+      } else if (p < end_ && *p == '"') {
+        p = find_string_special(p + 1, end_, ascii_only_);
+        if (p == end_ || *p != '"') return false;
+        ++p;
+      } else {
+        const char* digits = p + (p < end_ && *p == '-' ? 1 : 0);
+        if (digits >= end_ || !is_ascii_digit(*digits)) return false;
+        p = *digits == '0' ? digits + 1 : skip_digits(digits);
+        if (p < end_ && is_number_char(*p)) return false;  // a fraction, an exponent, "01"
+      }
+      // After a value: close the lists it ends, or go on to the next element.
+      for (;;) {
+        if (depth == 0) {
+          at_ = p;
+          return true;
+        }
+        p = skip_json_space(p, end_);
+        if (p >= end_) return false;
+        if (*p == ',') {
+          p = skip_json_space(p + 1, end_);
+          if (p >= end_) return false;
+          break;
+        }
+        if (*p != ']') return false;
+        ++p;
+        --depth;
+      }
+    }
+  }
+
   // A container, its grammar checked as skip_value() says.
   bool skip_container() {
     std::uint64_t is_object[(kMaxContainerDepth + 63) / 64] = {};
@@ -298,6 +346,14 @@ class Cursor {
       case 'n':
         return literal("null");
       default: {
+        // Most skipped numbers are ids and counts: a few plain digits, taken in one step.
+        const std::size_t count = leading_digits(at_, end_);
+        const char* p = at_ + count;
+        if (count > 0 && count < kDigitBlock && (*at_ != '0' || count == 1) &&
+            !(p < end_ && is_number_char(*p))) {
+          at_ = p;
+          return true;
+        }
         std::string_view ignored;
         return number_token(ignored);
       }
