@@ -1,8 +1,9 @@
 // Interning a field's values in the order a trace writes them. A training or serving loop
 // writes the same sequence of ops step after step, so the value after a given one is most often
 // one of the few that followed it before: those are compared first (their lengths, then their
-// bytes), and only a value none of them is pays for hashing into the pool. About nine in ten of
-// the names and argument texts of a Kineto trace are found among four such successors.
+// bytes), and only a value none of them is pays for hashing into the pool. In a recorded
+// training trace (HTA's `trace_diff/control`) nine values in ten are found among four such
+// successors.
 #pragma once
 
 #include <array>
