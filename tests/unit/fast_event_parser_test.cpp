@@ -553,7 +553,8 @@ TEST(FastEventParser, ShapeListsAgreeWithSimdjsonOrAreDeclined) {
 
 // A list cut short by the event's end is declined, whatever bytes follow that end: brackets,
 // quotes, digits and commas there must not close it. For lists that are kept and lists that are
-// skipped alike.
+// skipped alike. The decline is the whole parser's: a list loop that read past the end would
+// still leave nothing to close the event, so this guards the outcome, not the loop's bounds.
 TEST(FastEventParser, ListsCutShortAtTheEventsEndAreDeclined) {
   for (const char* key : {"Input Dims", "Input Strides"}) {
     for (const char* cut : {"[", "[[", "[[1", "[[1,", "[[1, ", "[\"a", "[\"a\"", "[[], "}) {

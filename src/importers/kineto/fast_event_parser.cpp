@@ -251,10 +251,8 @@ class Cursor {
         if (p == end_ || *p != '"') return false;
         ++p;
       } else {
-        const char* digits = p + (p < end_ && *p == '-' ? 1 : 0);
-        if (digits >= end_ || !is_ascii_digit(*digits)) return false;
-        p = *digits == '0' ? digits + 1 : skip_digits(digits);
-        if (p < end_ && is_number_char(*p)) return false;  // a fraction, an exponent, "01"
+        p = plain_integer_end(p);  // a fraction, an exponent or "01" goes to the general loop
+        if (p == nullptr) return false;
       }
       // After a value: close the lists it ends, or go on to the next element.
       for (;;) {
@@ -274,6 +272,16 @@ class Cursor {
         --depth;
       }
     }
+  }
+
+  // The end of the plain integer at `p` (a '-' at most, digits without a leading zero, no
+  // fraction or exponent after them), or nullptr when there is none there: of integers, what
+  // number_token() accepts, found without building a token.
+  [[nodiscard]] const char* plain_integer_end(const char* p) const {
+    const char* digits = p + (p < end_ && *p == '-' ? 1 : 0);
+    if (digits >= end_ || !is_ascii_digit(*digits)) return nullptr;
+    const char* stop = *digits == '0' ? digits + 1 : skip_digits(digits);
+    return stop < end_ && is_number_char(*stop) ? nullptr : stop;
   }
 
   // A container, its grammar checked as skip_value() says.
@@ -346,12 +354,9 @@ class Cursor {
       case 'n':
         return literal("null");
       default: {
-        // Most skipped numbers are ids and counts: a few plain digits, taken in one step.
-        const std::size_t count = leading_digits(at_, end_);
-        const char* p = at_ + count;
-        if (count > 0 && count < kDigitBlock && (*at_ != '0' || count == 1) &&
-            !(p < end_ && is_number_char(*p))) {
-          at_ = p;
+        // Most skipped numbers are ids and counts, plain integers: no token to build.
+        if (const char* stop = plain_integer_end(at_)) {
+          at_ = stop;
           return true;
         }
         std::string_view ignored;

@@ -34,9 +34,8 @@ class Before {
 class SequenceOf {
  public:
   SequenceOf(const EventSequences& sequences, std::size_t events) : sequences_(sequences) {
-    const std::uint32_t first_count = count_of(sequences.first);
-    rest_base_ = first_count;
-    count_ = static_cast<std::size_t>(first_count) + count_of(sequences.rest);
+    rest_base_ = count_of(sequences.first);
+    count_ = rest_base_ + count_of(sequences.rest);
     usable_ = sequences.first.size() + sequences.rest.size() == events && count_ <= kMostSequences;
   }
   // False when the numbering does not cover the events: they are then sorted as one.
@@ -51,10 +50,8 @@ class SequenceOf {
  private:
   // Thread indices are dense; a numbering far sparser than that is not worth a count per value.
   static constexpr std::size_t kMostSequences = std::size_t{1} << 20;
-  static std::uint32_t count_of(std::span<const std::uint32_t> ids) {
-    if (ids.empty()) return 0;
-    const std::uint32_t largest = *std::max_element(ids.begin(), ids.end());
-    return largest == UINT32_MAX ? largest : largest + 1;
+  static std::size_t count_of(std::span<const std::uint32_t> ids) {
+    return ids.empty() ? 0 : std::size_t{*std::max_element(ids.begin(), ids.end())} + 1;
   }
   EventSequences sequences_;
   std::size_t rest_base_ = 0;
@@ -153,9 +150,8 @@ std::vector<EventIndex> merge_pieces(std::vector<EventIndex> leaves,
   const auto release = [&merged](const Piece& piece) {
     if (piece.storage != kLeaf) std::vector<EventIndex>().swap(merged[piece.storage]);
   };
-  for (;;) {
+  while (pieces.size() > 1) {
     const Piece a = take();
-    if (pieces.empty()) return a.storage == kLeaf ? leaves : std::move(merged[a.storage]);
     const Piece b = take();
     std::vector<EventIndex> both(a.events.size() + b.events.size());
     merge_into(a.events.data(), a.events.data() + a.events.size(), b.events.data(),
@@ -165,6 +161,7 @@ std::vector<EventIndex> merge_pieces(std::vector<EventIndex> leaves,
     merged.push_back(std::move(both));
     pieces.push(Piece{merged.back(), merged.size() - 1});
   }
+  return std::move(merged.back());  // the last merge's, which took every piece
 }
 
 // The events [first, first + n) in order.
