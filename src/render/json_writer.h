@@ -56,7 +56,11 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-// Appends `text` to `out` as a quoted, escaped JSON string.
+// Appends `text` to `out` as a quoted JSON string, safe inside an HTML <script> element too (the
+// HTML report embeds its data as JSON): the HTML parser ends the element at the first `</script`,
+// whatever the JSON means, so <, > and & (`<!--` games) are \u escapes, and so are U+2028 and
+// U+2029, which older JavaScript parsers take for line ends. Control characters are escaped and
+// invalid UTF-8 becomes U+FFFD.
 void append_json_string(std::string& out, std::string_view text);
 
 }  // namespace stepscope::render

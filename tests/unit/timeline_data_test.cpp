@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <string>
 
-#include "render/html/script_json.h"
 #include "render/html/timeline_data.h"
 #include "render/html/timeline_json.h"
 #include "render/html/timeline_section.h"
@@ -320,14 +319,6 @@ TEST(TimelineDetails, AKernelShowsItsPythonFrameModuleAndPhase) {
   EXPECT_EQ(kernel->phase, static_cast<int>(Phase::kForward));
   ASSERT_FALSE(data.phases.empty());
   EXPECT_EQ(data.phases.front().phase, static_cast<int>(Phase::kForward));
-}
-
-TEST(ScriptJson, EscapesMarkupLineSeparatorsControlsAndBadUtf8) {
-  std::string out;
-  append_script_json_string(out, "a<b>&\"\\\n\x01\xe2\x80\xa8\xe2\x80\xa9\xff µs");
-  EXPECT_EQ(out, R"("a\u003cb\u003e\u0026\"\\\n\u0001\u2028\u2029)"
-                 "\xef\xbf\xbd"
-                 R"( µs")");
 }
 
 TEST(TimelineSection, ATraceWithoutStepsOrFindingEventsSaysSo) {

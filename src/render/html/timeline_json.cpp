@@ -6,8 +6,8 @@
 #include <iterator>
 #include <limits>
 
-#include "render/html/script_json.h"
 #include "render/html/timeline_colors.h"
+#include "render/json_writer.h"
 
 namespace stepscope::render::html {
 
@@ -54,7 +54,7 @@ void append_events(std::string& out, const TimelineData& data) {
 void append_findings(std::string& out, const TimelineData& data) {
   append_array(out, data.findings, [&](const TimelineFinding& f) {
     out += fmt::format("{{\"index\":{},\"id\":", f.index);
-    append_script_json_string(out, f.id);
+    append_json_string(out, f.id);
     out += ",\"events\":";
     append_array(out, f.events, [&](std::uint32_t k) {
       char digits[std::numeric_limits<std::uint32_t>::digits10 + 1];
@@ -85,22 +85,22 @@ void append_timeline_json(std::string& out, const TimelineData& data) {
       data.candidate_events);
   append_array(out, data.lanes, [&](const TimelineLane& lane) {
     out += '[';
-    append_script_json_string(out, lane.label);
+    append_json_string(out, lane.label);
     out += fmt::format(",{},{}]", lane.device ? 1 : 0, lane.rows);
   });
   out += ",\"strings\":";
-  append_array(out, data.strings, [&](const std::string& s) { append_script_json_string(out, s); });
+  append_array(out, data.strings, [&](const std::string& s) { append_json_string(out, s); });
   out += ",\"classes\":";
-  append_array(out, kClasses, [&](EventClass c) { append_script_json_string(out, to_string(c)); });
+  append_array(out, kClasses, [&](EventClass c) { append_json_string(out, to_string(c)); });
   out += ",\"class_colors\":";
-  append_array(out, kClassColors, [&](std::string_view c) { append_script_json_string(out, c); });
+  append_array(out, kClassColors, [&](std::string_view c) { append_json_string(out, c); });
   out += ",\"phase_colors\":";
-  append_array(out, kPhaseColors, [&](std::string_view c) { append_script_json_string(out, c); });
+  append_array(out, kPhaseColors, [&](std::string_view c) { append_json_string(out, c); });
   out += ",\"highlight_color\":";
-  append_script_json_string(out, kHighlightColor);
+  append_json_string(out, kHighlightColor);
   out += ",\"phase_names\":";
   append_array(out, std::vector<int>{0, 1, 2, 3, 4},
-               [&](int p) { append_script_json_string(out, to_string(static_cast<Phase>(p))); });
+               [&](int p) { append_json_string(out, to_string(static_cast<Phase>(p))); });
   out += ",\"events\":";
   append_events(out, data);
   out += ",\"steps\":";
