@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <utility>
 
@@ -26,8 +27,13 @@ constexpr std::uint64_t kOverread = 64;
 }  // namespace
 
 InflatingBuffer::InflatingBuffer(std::unique_ptr<ByteSource> gzip, char* region,
-                                 std::size_t region_size, std::size_t page)
-    : gzip_(std::move(gzip)), region_(region), region_size_(region_size), page_(page) {}
+                                 std::size_t region_size, std::size_t page,
+                                 std::size_t release_unit)
+    : gzip_(std::move(gzip)),
+      region_(region),
+      region_size_(region_size),
+      page_(page),
+      release_unit_(release_unit) {}
 
 InflatingBuffer::~InflatingBuffer() { ::munmap(region_, region_size_); }
 
@@ -144,12 +150,50 @@ std::string_view InflatingBuffer::mapped() const {
 void InflatingBuffer::release(std::uint64_t begin, std::uint64_t end) {
   // Pages wholly inside what a reader is done with go back to the system (an anonymous mapping:
   // they read as zeros afterwards, and no reader reads them again).
-  const std::uint64_t first = (begin + page_ - 1) / page_ * page_;
-  const std::uint64_t last = end / page_ * page_;
+  // Whole units only: releasing part of a huge page splits it and frees nothing until the
+  // kernel gets round to the split.
+  const auto [first, last] =
+      whole_units_within(reinterpret_cast<std::uintptr_t>(region_), begin, end, release_unit_);
   if (first < last) ::madvise(region_ + first, last - first, MADV_DONTNEED);
 }
 
+OffsetRange whole_units_within(std::uintptr_t base, std::uint64_t begin, std::uint64_t end,
+                               std::uint64_t unit) {
+  const std::uint64_t low = (base + begin + unit - 1) / unit * unit;
+  const std::uint64_t high = (base + end) / unit * unit;
+  if (high <= low) return {};
+  return {low - base, high - base};
+}
+
 namespace {
+
+// The size of the kernel's transparent huge pages, when it has them.
+std::optional<std::size_t> huge_page_size() {
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  std::size_t size = 0;
+  if (!(file >> size) || size == 0) return std::nullopt;
+  return size;
+}
+
+// The size of the pages backing `region` from now on: huge pages when the kernel takes the
+// advice, else `page`. The inflating thread writes every byte of the text once, and in 4 KiB
+// pages it spent much of its time on their first touch (8,500 page faults for a 35 MB text);
+// in 2 MiB pages it takes 17. On `trace_diff/control` (.json.gz, two threads, 2-core VM), 40
+// alternated pairs: median 0.0831 s -> 0.0785 s, faster in 33 pairs. Where the kernel has them
+// only on request (`madvise`, Debian's default), this is the request.
+std::size_t advise_huge_pages(char* region, std::size_t region_size, std::size_t page) {
+  [[maybe_unused]] const std::optional<std::size_t> huge = huge_page_size();
+  // Smaller regions hold no whole huge page, or only one or two.
+#if defined(MADV_HUGEPAGE)
+  if (!huge || *huge <= page || region_size < 4 * *huge) return page;
+  if (::madvise(region, region_size, MADV_HUGEPAGE) != 0) return page;
+  return *huge;
+#else
+  (void)region;
+  (void)region_size;
+  return page;
+#endif
+}
 
 // The size a gzip file's trailer gives (its last member's, modulo 4 GiB), or nothing.
 std::optional<std::uint64_t> gzip_trailer_size(int fd, std::uint64_t file_size) {
@@ -205,8 +249,10 @@ std::unique_ptr<InflatingBuffer> inflating_buffer_for(const std::string& path,
   void* region = ::mmap(nullptr, region_size, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (region == MAP_FAILED) return nullptr;
-  return std::make_unique<InflatingBuffer>(std::move(*gzip), static_cast<char*>(region),
-                                           region_size, page);
+  char* const bytes = static_cast<char*>(region);
+  const std::size_t release_unit = advise_huge_pages(bytes, region_size, page);
+  return std::make_unique<InflatingBuffer>(std::move(*gzip), bytes, region_size, page,
+                                           release_unit);
 }
 
 }  // namespace stepscope::io

@@ -28,8 +28,11 @@ class InflatingBuffer final : public ByteSource {
   using ChooseHandOver =
       std::function<std::optional<std::uint64_t>(std::string_view text, std::uint64_t unseen)>;
 
+  // `region`: where the text is inflated, `page` the system's page size, `release_unit` the
+  // size of the pages backing the region (huge pages, when the kernel took that advice): the
+  // text the reader is done with goes back to the system in whole units of it.
   InflatingBuffer(std::unique_ptr<ByteSource> gzip, char* region, std::size_t region_size,
-                  std::size_t page);
+                  std::size_t page, std::size_t release_unit);
   ~InflatingBuffer() override;
   InflatingBuffer(const InflatingBuffer&) = delete;
   InflatingBuffer& operator=(const InflatingBuffer&) = delete;
@@ -66,6 +69,7 @@ class InflatingBuffer final : public ByteSource {
   char* region_;
   std::size_t region_size_;
   std::size_t page_;
+  std::size_t release_unit_;
   mutable std::mutex mutex_;
   std::condition_variable grew_;
   std::uint64_t shown_ = 0;   // readable by the reader (written, with 64 written bytes after)
@@ -78,6 +82,16 @@ class InflatingBuffer final : public ByteSource {
   std::uint64_t size_ = 0;           // the whole text, once complete
   std::uint64_t read_position_ = 0;  // of read()
 };
+
+// The whole units of `unit` bytes (aligned in memory) inside bytes [begin, end) of a region at
+// `base`, as offsets into it: what release() can hand back without splitting a page. Empty
+// (first >= last) when none lies wholly inside.
+struct OffsetRange {
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+};
+OffsetRange whole_units_within(std::uintptr_t base, std::uint64_t begin, std::uint64_t end,
+                               std::uint64_t unit);
 
 // A gzip file whose trailer says it inflates to between `min_bytes` and `max_bytes`: a buffer
 // to inflate it into, with room reserved for the trailer's size; nullptr when the file is not

@@ -254,5 +254,29 @@ TEST_F(InflateAhead, ATextLargerThanItsTrailerSaysIsReadAgainFromTheStream) {
   expect_same_trace(*streamed, *ahead);
 }
 
+// Text a reader is done with goes back to the system in whole (huge) pages only: a part of one
+// would split it and free nothing. Offsets are into a region that need not start on a unit.
+TEST(InflateAheadRelease, HandsBackWholeUnitsInsideTheRangeOnly) {
+  constexpr std::uint64_t kUnit = 2 << 20;
+  const std::uintptr_t aligned = 64 * kUnit;
+  auto range = io::whole_units_within(aligned, 0, 3 * kUnit, kUnit);
+  EXPECT_EQ(range.first, 0U);
+  EXPECT_EQ(range.last, 3 * kUnit);
+  range = io::whole_units_within(aligned, 1, 3 * kUnit - 1, kUnit);
+  EXPECT_EQ(range.first, kUnit);
+  EXPECT_EQ(range.last, 2 * kUnit);
+  range = io::whole_units_within(aligned, 1, 2 * kUnit - 1, kUnit);  // no whole unit inside
+  EXPECT_GE(range.first, range.last);
+  const std::uintptr_t offset = aligned + 4096;  // the region starts 4 KiB past a unit
+  range = io::whole_units_within(offset, 0, 3 * kUnit, kUnit);
+  EXPECT_EQ(range.first, kUnit - 4096);
+  EXPECT_EQ(range.last, 3 * kUnit - 4096);
+  range = io::whole_units_within(offset, 0, kUnit, kUnit);
+  EXPECT_GE(range.first, range.last);
+  range = io::whole_units_within(offset, 8192, 8192 + 4096, 4096);  // 4 KiB pages as before
+  EXPECT_EQ(range.first, 8192U);
+  EXPECT_EQ(range.last, 8192U + 4096);
+}
+
 }  // namespace
 }  // namespace stepscope::kineto
