@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
-#include <fstream>
 #include <new>
 #include <utility>
+
+#include "io/whole_file.h"
 
 namespace stepscope::io {
 
@@ -169,18 +171,21 @@ namespace {
 
 // The size of the kernel's transparent huge pages, when it has them.
 std::optional<std::size_t> huge_page_size() {
-  std::ifstream file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  const Result<std::string> text =
+      read_whole_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", 64, "too long");
+  if (!text) return std::nullopt;
   std::size_t size = 0;
-  if (!(file >> size) || size == 0) return std::nullopt;
+  const auto [stop, error] = std::from_chars(text->data(), text->data() + text->size(), size);
+  if (error != std::errc() || stop == text->data() || size == 0) return std::nullopt;
   return size;
 }
 
 // The size of the pages backing `region` from now on: huge pages when the kernel takes the
 // advice, else `page`. The inflating thread writes every byte of the text once, and in 4 KiB
-// pages it spent much of its time on their first touch (8,500 page faults for a 35 MB text);
-// in 2 MiB pages it takes 17. On `trace_diff/control` (.json.gz, two threads, 2-core VM), 40
-// alternated pairs: median 0.0831 s -> 0.0785 s, faster in 33 pairs. Where the kernel has them
-// only on request (`madvise`, Debian's default), this is the request.
+// pages it spent much of its time on their first touch (a 35 MB text: the run's page faults
+// fell from about 12,700 to 5,000 with 16 huge pages). On `trace_diff/control` (.json.gz, two
+// threads, 2-core VM), 40 alternated pairs: median 0.0831 s -> 0.0785 s, faster in 33 pairs. Where
+// the kernel has them only on request (`madvise`, Debian's default), this is the request.
 std::size_t advise_huge_pages(char* region, std::size_t region_size, std::size_t page) {
 #if defined(MADV_HUGEPAGE)
   const std::optional<std::size_t> huge = huge_page_size();
