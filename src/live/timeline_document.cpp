@@ -14,6 +14,7 @@
 #include <memory>
 #include <utility>
 
+#include "io/document_errors.h"
 #include "io/whole_file.h"
 
 namespace stepscope::live {
@@ -52,30 +53,19 @@ std::string_view type_name(ondemand::json_type type) {
 class Parser {
  public:
   Parser(const simdjson::padded_string& json, const std::string& file)
-      : base_(json.data()), size_(json.size()), file_(file) {}
+      : errors_(json, file, "timeline document") {}
 
   Result<MonitorTimelineDocument> run(const simdjson::padded_string& json);
 
  private:
   Error fail(std::optional<std::uint64_t> offset, std::string message,
              ErrorKind kind = ErrorKind::kNotTrace) const {
-    return Error{.kind = kind, .file = file_, .byte_offset = offset, .message = std::move(message)};
+    return errors_.fail(offset, std::move(message), kind);
   }
-  std::optional<std::uint64_t> offset_of(const char* at) const {
-    if (at == nullptr || at < base_ || at > base_ + size_) return std::nullopt;
-    return static_cast<std::uint64_t>(at - base_);
-  }
+  std::optional<std::uint64_t> offset_of(const char* at) const { return errors_.offset_of(at); }
   static const char* token(ondemand::value& v) { return v.raw_json_token().data(); }
-  // An error simdjson reported while iterating: the document is not valid JSON.
-  Error json_error(simdjson::error_code code) {
-    const char* at = nullptr;
-    std::optional<std::uint64_t> offset;
-    if (document_ != nullptr && document_->current_location().get(at) == SUCCESS) {
-      offset = offset_of(at);
-    }
-    return fail(offset,
-                std::string("not a valid timeline document: ") + simdjson::error_message(code),
-                ErrorKind::kNotJson);
+  Error json_error(simdjson::error_code code) const {
+    return errors_.invalid_json(code, document_);
   }
   Error type_error(ondemand::value& v, std::string_view name, std::string_view wanted) {
     ondemand::json_type type{};
@@ -115,9 +105,7 @@ class Parser {
   Status gpu(ondemand::value& v);
   GpuSeries& series_of(std::uint32_t index);
 
-  const char* base_;
-  std::size_t size_;
-  const std::string& file_;
+  io::DocumentErrors errors_;
   ondemand::document* document_ = nullptr;
   MonitorTimelineDocument doc_;
   std::vector<std::int32_t> pids_seen_;
@@ -539,11 +527,7 @@ Result<MonitorTimelineDocument> Parser::run(const simdjson::padded_string& json)
         return Done{};
       });
   STEPSCOPE_TRY(fields_status);
-  // Past the object, the document must be at its end: a location still in bounds is trailing
-  // content.
-  if (const char* rest = nullptr; document.current_location().get(rest) == SUCCESS) {
-    return fail(offset_of(rest), "not a valid timeline document: content after the object");
-  }
+  STEPSCOPE_TRY(errors_.expect_end(document));
   if (schema != "stepscope.monitor") {
     return fail(std::nullopt, "not a timeline document: \"schema\" is not \"stepscope.monitor\"");
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "memory/measurement_json.h"
 #include "memory/plan_cost.h"
 #include "render/json_writer.h"
 #include "render/text_format.h"
@@ -429,16 +430,6 @@ std::string render_plan_text(const MemoryPlan& plan) {
 
 namespace {
 
-void write_timing(render::JsonWriter& json, std::string_view name, const StepTiming& t) {
-  json.key(name);
-  json.begin_object();
-  json.field("forward_ms", t.forward_ms);
-  json.field("backward_ms", t.backward_ms);
-  json.field("optimizer_ms", t.optimizer_ms);
-  json.field("blocks_forward_ms", t.blocks_forward_ms);
-  json.end_object();
-}
-
 void write_row(render::JsonWriter& json, const PlanRow& r) {
   json.begin_object();
   json.field("technique", r.technique);
@@ -474,21 +465,7 @@ std::string render_plan_json(const MemoryPlan& plan) {
   json.end_object();
   json.key("measured");
   json.begin_object();
-  json.field("device", m.device);
-  json.field("parameter_count", m.parameter_count);
-  json.field("parameter_bytes", m.parameter_bytes);
-  json.field("gradient_bytes", m.gradient_bytes);
-  json.field("optimizer_state_bytes", m.optimizer_state_bytes);
-  json.field("optimizer", m.optimizer);
-  json.field("batch_a", m.batch_a);
-  json.field("peak_a_bytes", m.peak_a);
-  json.field("batch_b", m.batch_b);
-  json.field("peak_b_bytes", m.peak_b);
-  json.field("optimizer_peak_bytes", m.optimizer_peak);
-  json.field("capacity_bytes", m.capacity_bytes);
-  json.field("repeated_blocks", m.repeated_blocks);
-  write_timing(json, "timing_a", m.timing_a);
-  write_timing(json, "timing_b", m.timing_b);
+  write_measurement_fields(json, m);
   json.end_object();
   json.key("model");
   json.begin_object();

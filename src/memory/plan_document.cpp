@@ -17,7 +17,9 @@
 #include <set>
 #include <utility>
 
+#include "io/document_errors.h"
 #include "io/whole_file.h"
+#include "memory/measurement_json.h"
 #include "render/json_writer.h"
 
 namespace stepscope::memory {
@@ -47,7 +49,7 @@ void write_timing(render::JsonWriter& json, std::string_view name, const StepTim
 class Reader {
  public:
   Reader(const simdjson::padded_string& json, const std::string& file)
-      : base_(json.data()), size_(json.size()), file_(file) {}
+      : errors_(json, file, "plan measurement") {}
 
   Result<PlanMeasurement> run(const simdjson::padded_string& json);
 
@@ -56,24 +58,12 @@ class Reader {
 
   Error fail(std::optional<std::uint64_t> offset, std::string message,
              ErrorKind kind = ErrorKind::kNotTrace) const {
-    return Error{.kind = kind, .file = file_, .byte_offset = offset, .message = std::move(message)};
+    return errors_.fail(offset, std::move(message), kind);
   }
-  std::optional<std::uint64_t> offset_of(const char* at) const {
-    if (at == nullptr || at < base_ || at > base_ + size_) return std::nullopt;
-    return static_cast<std::uint64_t>(at - base_);
-  }
-  std::optional<std::uint64_t> offset_of(ondemand::value& v) const {
-    return offset_of(v.raw_json_token().data());
-  }
+  std::optional<std::uint64_t> offset_of(const char* at) const { return errors_.offset_of(at); }
+  std::optional<std::uint64_t> offset_of(ondemand::value& v) const { return errors_.offset_of(v); }
   Error json_error(simdjson::error_code code) const {
-    const char* at = nullptr;
-    std::optional<std::uint64_t> offset;
-    if (document_ != nullptr && document_->current_location().get(at) == SUCCESS) {
-      offset = offset_of(at);
-    }
-    return fail(offset,
-                std::string("not a valid plan measurement: ") + simdjson::error_message(code),
-                ErrorKind::kNotJson);
+    return errors_.invalid_json(code, document_);
   }
 
   Status integer(ondemand::value& v, std::string_view name, std::int64_t& out) const;
@@ -85,9 +75,7 @@ class Reader {
   Status object_fields(ondemand::value& v, std::string_view name,
                        const std::map<std::string_view, Handler>& handlers);
 
-  const char* base_;
-  std::size_t size_;
-  const std::string& file_;
+  io::DocumentErrors errors_;
   ondemand::document* document_ = nullptr;
   PlanMeasurement out_;
 };
@@ -241,19 +229,13 @@ Result<PlanMeasurement> Reader::run(const simdjson::padded_string& json) {
       {"notes", [&](ondemand::value& f) { return notes(f); }},
   };
   STEPSCOPE_TRY(object_fields(root, "the document", handlers));
-  if (const char* rest = nullptr; document.current_location().get(rest) == SUCCESS) {
-    return fail(offset_of(rest), "not a valid plan measurement: content after the object");
-  }
+  STEPSCOPE_TRY(errors_.expect_end(document));
   return std::move(out_);
 }
 
 }  // namespace
 
-std::string render_plan_measurement_json(const PlanMeasurement& m) {
-  render::JsonWriter json;
-  json.begin_object();
-  json.field("schema", kSchema);
-  json.field("schema_version", kPlanMeasurementSchemaVersion);
+void write_measurement_fields(render::JsonWriter& json, const PlanMeasurement& m) {
   json.field("device", m.device);
   json.field("optimizer", m.optimizer);
   json.field("parameter_count", m.parameter_count);
@@ -269,6 +251,14 @@ std::string render_plan_measurement_json(const PlanMeasurement& m) {
   json.field("repeated_blocks", m.repeated_blocks);
   write_timing(json, "timing_a", m.timing_a);
   write_timing(json, "timing_b", m.timing_b);
+}
+
+std::string render_plan_measurement_json(const PlanMeasurement& m) {
+  render::JsonWriter json;
+  json.begin_object();
+  json.field("schema", kSchema);
+  json.field("schema_version", kPlanMeasurementSchemaVersion);
+  write_measurement_fields(json, m);
   json.key("notes");
   json.begin_array();
   for (const std::string& note : m.notes) json.value(note);
