@@ -14,7 +14,7 @@ import torch
 
 from ._batch import call_model, to_device
 from ._results import Conditions, ResultMixin, rows_to_pandas
-from ._timing import synchronize
+from ._timing import resolve_model_device, synchronize
 
 if TYPE_CHECKING:
     import pandas
@@ -275,11 +275,7 @@ def memory_phases(
     if steps < 1:
         raise ValueError("memory_phases: steps must be >= 1")
     first = next(model.parameters(), None)
-    where = (
-        torch.device(device)
-        if device is not None
-        else (first.device if first is not None else torch.device("cpu"))
-    )
+    where = resolve_model_device(model, device)
     cuda = where.type == "cuda"
     parameters = list(model.parameters())
     parameter_storages = {p.untyped_storage().data_ptr() for p in parameters}

@@ -21,7 +21,7 @@ from .. import _core
 from .._output import write_file
 from ._batch import batch_size_of, call_model, to_device
 from ._memory import _state_tensors, _tensor_bytes, process_rss_bytes
-from ._timing import synchronize
+from ._timing import resolve_model_device, synchronize
 
 
 @dataclass(frozen=True)
@@ -351,12 +351,7 @@ def memory_plan(
         raise ValueError(f"memory_plan: smaller_batch must be in [1, {size}), got {small}")
     if timing_repeats < 1:
         raise ValueError("memory_plan: timing_repeats must be >= 1")
-    first = next(model.parameters(), None)
-    where = (
-        torch.device(device)
-        if device is not None
-        else (first.device if first is not None else torch.device("cpu"))
-    )
+    where = resolve_model_device(model, device)
     parameters = list(model.parameters())
     model.train()
     smaller = _slice_batch(batch, small)

@@ -16,6 +16,17 @@ def resolve_device(device: torch.device | str | None) -> torch.device:
     return torch.device(device)
 
 
+def resolve_model_device(model: torch.nn.Module, device: torch.device | str | None) -> torch.device:
+    """`device` as a torch.device; None means where the model already is (its first
+    parameter's device), the CPU for a model without parameters. Unlike
+    :func:`resolve_device`, None does not pick CUDA for a model on the CPU: the figures are
+    those of the model where the caller placed it."""
+    if device is not None:
+        return torch.device(device)
+    first = next(model.parameters(), None)
+    return first.device if first is not None else torch.device("cpu")
+
+
 def synchronize(device: torch.device) -> None:
     """Wait for the device's queued work, so that a host clock reading includes it."""
     if device.type == "cuda":
