@@ -9,6 +9,19 @@
 namespace stepscope::io {
 namespace {
 
+// Reads the root object's fields as the readers do (a value, then its fields: the document's own
+// get_object() would refuse trailing content itself); the first error, or SUCCESS.
+simdjson::error_code read_root_fields(simdjson::ondemand::document& document) {
+  simdjson::ondemand::value root;
+  if (auto code = document.get_value().get(root)) return code;
+  simdjson::ondemand::object object;
+  if (auto code = root.get_object().get(object)) return code;
+  for (auto field : object) {
+    if (auto code = field.error()) return code;
+  }
+  return simdjson::SUCCESS;
+}
+
 TEST(DocumentErrors, OffsetsInsideTheDocumentOnly) {
   const simdjson::padded_string json(std::string(R"({"a": 1})"));
   const std::string file = "doc.json";
@@ -33,20 +46,14 @@ TEST(DocumentErrors, FailNamesTheFileAndKind) {
   EXPECT_EQ(errors.fail(std::nullopt, "m").kind, ErrorKind::kNotTrace);
 }
 
-TEST(DocumentErrors, InvalidJsonSaysWhereIterationStopped) {
+TEST(DocumentErrors, InvalidJsonIsNamedInTheDocumentsWords) {
   const simdjson::padded_string json(std::string(R"({"a": 1 "b": 2})"));  // a comma missing
   const std::string file = "doc.json";
   const DocumentErrors errors(json, file, "test document");
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document document;
   ASSERT_EQ(parser.iterate(json).get(document), simdjson::SUCCESS);
-  simdjson::ondemand::object root;
-  ASSERT_EQ(document.get_object().get(root), simdjson::SUCCESS);
-  simdjson::error_code code = simdjson::SUCCESS;
-  for (auto field : root) {
-    code = field.error();
-    if (code != simdjson::SUCCESS) break;
-  }
+  const simdjson::error_code code = read_root_fields(document);
   ASSERT_NE(code, simdjson::SUCCESS);
   const Error error = errors.invalid_json(code, &document);
   EXPECT_EQ(error.kind, ErrorKind::kNotJson);
@@ -64,15 +71,7 @@ TEST(DocumentErrors, ContentAfterTheRootObjectIsRefused) {
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document document;
     ASSERT_EQ(parser.iterate(json).get(document), simdjson::SUCCESS);
-    // As the plan measurement's reader takes it: a value, then its fields (the document's own
-    // get_object() would refuse the trailing value itself).
-    simdjson::ondemand::value root;
-    ASSERT_EQ(document.get_value().get(root), simdjson::SUCCESS);
-    simdjson::ondemand::object object;
-    ASSERT_EQ(root.get_object().get(object), simdjson::SUCCESS);
-    for (auto field : object) {
-      ASSERT_EQ(field.error(), simdjson::SUCCESS);
-    }
+    ASSERT_EQ(read_root_fields(document), simdjson::SUCCESS);
     const Status status = errors.expect_end(document);
     EXPECT_EQ(!status, trailing) << text;
     if (!status) {
