@@ -43,6 +43,17 @@ std::string format_count(std::uint64_t count) {
   return out;
 }
 
+std::string format_evidence_value(double value) {
+  // Whole numbers up to 2^53 are exact in a double; beyond that, or not finite, the decimals say
+  // what the double holds.
+  constexpr double kExactWhole = 9007199254740992.0;
+  if (std::isfinite(value) && std::fabs(value) <= kExactWhole && value == std::trunc(value)) {
+    const auto magnitude = format_count(static_cast<std::uint64_t>(std::fabs(value)));
+    return value < 0 ? "-" + magnitude : magnitude;
+  }
+  return fmt::format("{:.3f}", value);
+}
+
 std::string printable(std::string_view text, std::size_t width) { return cut_middle(text, width); }
 
 std::string heading(std::string_view title) { return fmt::format("\n{}\n", title); }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 namespace stepscope::render {
 namespace {
@@ -28,6 +29,25 @@ TEST(TextFormat, BytesAndPercent) {
   EXPECT_EQ(format_bytes(std::int64_t{3} * 1024 * 1024), "3.00 MiB");
   EXPECT_EQ(format_percent(0.256), "25.6 %");
   EXPECT_EQ(format_percent(std::numeric_limits<double>::quiet_NaN()), "n/a");
+}
+
+// Counts read as counts ("300 count", not "300.000 count"); measured figures keep their decimals.
+TEST(TextFormat, EvidenceValueIsWholeWhenItIsWhole) {
+  EXPECT_EQ(format_evidence_value(300.0), "300");
+  EXPECT_EQ(format_evidence_value(0.0), "0");
+  EXPECT_EQ(format_evidence_value(12345.0), "12,345");
+  EXPECT_EQ(format_evidence_value(-4.0), "-4");
+  EXPECT_EQ(format_evidence_value(14.653), "14.653");
+  EXPECT_EQ(format_evidence_value(16.5), "16.500");
+  EXPECT_EQ(format_evidence_value(0.0004), "0.000");
+}
+
+// Past 2^53 a double holds no exact whole number, and infinities and NaN none at all.
+TEST(TextFormat, EvidenceValueBeyondExactWholesKeepsDecimals) {
+  EXPECT_EQ(format_evidence_value(1e300).substr(0, 3), "100");
+  EXPECT_NE(format_evidence_value(1e300).find('.'), std::string::npos);
+  EXPECT_EQ(format_evidence_value(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(format_evidence_value(std::numeric_limits<double>::quiet_NaN()), "nan");
 }
 
 }  // namespace

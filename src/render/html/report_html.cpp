@@ -337,8 +337,9 @@ std::string finding_card(const Finding& f, std::size_t index) {
     for (std::size_t i = 0; i < e.events.size() && i < 3; ++i) {
       events += (i > 0 ? "<br>" : "") + events_text(e.events[i]);
     }
-    evidence += fmt::format("<tr><td>{}</td><td class=\"num\">{:.3f} {}</td><td>{}</td></tr>\n",
-                            escape(e.label), e.value, escape(e.unit), events);
+    evidence += fmt::format("<tr><td>{}</td><td class=\"num\">{} {}</td><td>{}</td></tr>\n",
+                            escape(e.label), render::format_evidence_value(e.value), escape(e.unit),
+                            events);
   }
   return fmt::format(
       "<div class=\"finding {}\" data-finding=\"{}:{}\"><h3>{}. <span class=\"badge\">{}</span> "

@@ -45,14 +45,14 @@ std::string render_finding(const Finding& finding, std::size_t index, std::size_
       width, 5);
   for (const Evidence& evidence : finding.evidence) {
     out += wrap_hanging("     evidence: ",
-                        fmt::format("{} = {:.3f} {}", printable(evidence.label, 400),
-                                    evidence.value, evidence.unit),
+                        fmt::format("{} = {} {}", printable(evidence.label, 400),
+                                    format_evidence_value(evidence.value), evidence.unit),
                         width, 15);
     for (std::size_t i = 0; i < evidence.events.size() && i < 3; ++i) {
       out += wrap_hanging("       events: ", describe_refs(evidence.events[i], width), width, 15);
     }
   }
-  out += wrap_hanging("     fix: ", printable(finding.fix, 400), width, 10);
+  out += wrap_hanging("     fix: ", printable(finding.fix, kFixColumns), width, 10);
   if (finding.code) out += wrap_hanging("     code: ", describe_code(*finding.code), width, 11);
   const std::string gain = saves_no_time(finding.gain)
                                ? no_time_saved_wording(finding)

@@ -14,9 +14,11 @@ namespace {
 
 using render::fit_lines;
 using render::format_bytes;
+using render::format_evidence_value;
 using render::format_percent;
 using render::heading;
 using render::Importance;
+using render::kFixColumns;
 using render::printable;
 using render::TextTable;
 using render::wrap_hanging;
@@ -169,12 +171,13 @@ std::string render_job_text(const JobAnalysis& job, const TextOptions& options) 
         if (e.unit.empty()) {
           out += wrap_hanging("     - ", printable(e.label, 200), width, 7);
         } else {
-          out += wrap_hanging(
-              "     - ", fmt::format("{}: {:.2f} {}", printable(e.label, 120), e.value, e.unit),
-              width, 7);
+          out += wrap_hanging("     - ",
+                              fmt::format("{}: {} {}", printable(e.label, 120),
+                                          format_evidence_value(e.value), e.unit),
+                              width, 7);
         }
       }
-      out += wrap_hanging("     fix: ", printable(f.fix, 600), width, 10);
+      out += wrap_hanging("     fix: ", printable(f.fix, kFixColumns), width, 10);
       const std::string gain =
           render::saves_no_time(f.gain)
               ? fmt::format("{}; {}", render::no_time_saved_wording(f),
