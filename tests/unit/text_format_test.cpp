@@ -42,7 +42,8 @@ TEST(TextFormat, EvidenceValueIsWholeWhenItIsWhole) {
   EXPECT_EQ(format_evidence_value(0.0004), "0.000");
 }
 
-// Past 2^53 a double holds no exact whole number, and infinities and NaN none at all.
+// Beyond 2^53 not every whole number is a double, so a value there keeps the general form, as
+// infinities and NaN do.
 TEST(TextFormat, EvidenceValueBeyondExactWholesKeepsDecimals) {
   EXPECT_EQ(format_evidence_value(1e300).substr(0, 3), "100");
   EXPECT_NE(format_evidence_value(1e300).find('.'), std::string::npos);
