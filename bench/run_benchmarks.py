@@ -2,11 +2,14 @@
 """Every figure of issue 16 ("Speed"), each beside its target and the baseline measured in the
 same run: `stepscope analyze` against `gzip -dc` and HTA (Holistic Trace Analysis) on the same
 files. Rows say "met" / "not met"; the exit status never depends on them (the machines are shared
-and noisy): it is non-zero only when a command fails. Each timing is the median of --repeat runs;
-the two sides of a ratio (1 and 2 threads, stepscope and `gzip -dc`) run alternately.
+and noisy): it is non-zero only when a command fails, or when the profile-guided build's figures
+differ from the default build's. Each timing is the median of --repeat runs; the two sides of a
+ratio (1 and 2 threads, stepscope and `gzip -dc`) run alternately.
 
 Figures and targets (issue 16):
-  * generated 1 GB .json, one thread, end to end: >= 500 MB/s;
+  * generated 1 GB .json, one thread, end to end: >= 500 MB/s; the same with the profile-guided
+    build when there is one (tools/build_pgo.py), alternated with the default build, and whether
+    their figures agree;
   * the same with two threads: >= 1.8x one thread; beside it, with no target, two one-thread
     runs at once against one alone: what work that shares nothing gains on this machine, and
     the memory read bandwidth of two processes against one (numpy sums, when numpy is there);
@@ -69,6 +72,7 @@ FALLBACK_CONTROL = REPO / "tests" / "data" / "h100" / "fp32_gemm.pt.trace.json.g
 GZIP_TARGET = 0.8  # at most this many times `gzip -dc`'s time
 HTA_CONTROL_TARGET = 50  # at least this many times faster than HTA on control
 HTA_LARGE_TARGET = 100  # the same on the generated .json.gz
+ONE_THREAD_TARGET = 500  # MB/s of the generated .json on one thread
 MINIMAL_TRACE = {
     "traceEvents": [
         {"ph": "X", "cat": "cpu_op", "name": "op", "ts": 0, "dur": 1, "pid": 1, "tid": 1}
@@ -269,6 +273,7 @@ def describe_machine(
     *,
     stepscope_version: str,
     stepscope_path: str,
+    pgo_path: str = "none",
     commit: str,
     now: datetime.datetime,
     load: tuple[float, float, float] | None,
@@ -292,6 +297,7 @@ def describe_machine(
         "kernel": f"{platform.system()} {platform.release()} {platform.machine()}",
         "python": f"{platform.python_version()} ({sys.executable})",
         "stepscope": f"{stepscope_version} ({stepscope_path})",
+        "stepscope PGO build": pgo_path,
         "commit": commit,
         "date": now.strftime("%Y-%m-%d %H:%M:%S UTC"),
         "load average at start": format_load(load),
@@ -338,6 +344,17 @@ def find_stepscope(explicit: str | None) -> Path:
         "no stepscope binary (shims skipped): build it with CMake into build/dev, "
         "pip install ., or pass --stepscope"
     )
+
+
+def find_pgo_build(explicit: str | None) -> Path | None:
+    """The profile-guided build: --pgo-stepscope, else build/pgo/stepscope when it is there."""
+    if explicit:
+        path = Path(explicit).resolve()
+        if not is_executable_binary(path):
+            raise SystemExit(f"--pgo-stepscope {explicit}: not an executable binary")
+        return path
+    default = (REPO / "build" / "pgo" / "stepscope").resolve()
+    return default if is_executable_binary(default) else None
 
 
 # ---------------------------------------------------------------------------- measuring
@@ -724,7 +741,76 @@ def bench_memory_bandwidth(args: argparse.Namespace, rows: list[Row]) -> None:
     )
 
 
-def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: list[Row]) -> None:
+def same_figures(first: Path, second: Path) -> bool:
+    """Whether two JSON reports hold the same figures, their own timings aside."""
+
+    def figures(report: Path) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(report.read_text())
+        data.pop("timing", None)
+        return data
+
+    return figures(first) == figures(second)
+
+
+def bench_pgo(
+    stepscope: Path,
+    pgo: Path | None,
+    plain: Path,
+    size_label: str,
+    args: argparse.Namespace,
+    rows: list[Row],
+) -> None:
+    """The one-thread row again with the profile-guided build (tools/build_pgo.py), its runs
+    alternated with the default build's, and whether both builds' figures agree."""
+    name = f"{size_label} .json, 1 thread, PGO build"
+    if pgo is None:
+        why = "no PGO build (python3 tools/build_pgo.py makes build/pgo/stepscope)"
+        rows.append(skipped_row(name, why, ">=", ONE_THREAD_TARGET))
+        return
+    size = plain.stat().st_size
+    reports = (args.workdir / "default_build.json", args.workdir / "pgo_build.json")
+    defaults, optimised = run_pairs(
+        lambda: run_once(analyze(stepscope, plain, threads=1), reports[0]),
+        lambda: run_once(analyze(pgo, plain, threads=1), reports[1]),
+        args.repeat,
+    )
+    default, fast = median_run(defaults), median_run(optimised)
+    agree = same_figures(*reports)
+    rows.append(
+        target_row(
+            name,
+            size / fast.seconds / 1e6,
+            "MB/s",
+            ratio=None,
+            op=">=",
+            threshold=ONE_THREAD_TARGET,
+            ratio_unit=" MB/s",
+            note=f"{fast.seconds:.2f} s for {size / 1e6:,.0f} MB; "
+            + ("the same figures as the default build" if agree else "FIGURES DIFFER"),
+        )
+    )
+    rows.append(
+        target_row(
+            f"{size_label} .json, 1 thread, PGO build vs default build",
+            fast.seconds,
+            "s",
+            ratio=default.seconds / fast.seconds,
+            baseline_name="default build",
+            baseline_value=default.seconds,
+            note="no target: " + spread_note("default / PGO", defaults, optimised),
+        )
+    )
+    if not agree:  # a wrong answer, unlike a slow one, fails the run
+        raise CommandFailed(f"the PGO build's figures differ from the default build's: {reports}")
+
+
+def bench_large(
+    stepscope: Path,
+    pgo: Path | None,
+    source: Path,
+    args: argparse.Namespace,
+    rows: list[Row],
+) -> None:
     plain = ensure_large_trace(args.workdir, args.size_mb, source, gz=False)
     compressed = ensure_large_trace(args.workdir, args.size_mb, source, gz=True)
     size = plain.stat().st_size
@@ -746,11 +832,12 @@ def bench_large(stepscope: Path, source: Path, args: argparse.Namespace, rows: l
             "MB/s",
             ratio=None,
             op=">=",
-            threshold=500,
+            threshold=ONE_THREAD_TARGET,
             ratio_unit=" MB/s",
             note=f"{one.seconds:.2f} s for {size / 1e6:,.0f} MB",
         )
     )
+    bench_pgo(stepscope, pgo, plain, size_label, args, rows)
     rows.append(
         target_row(
             f"{size_label} .json, 2 threads vs 1",
@@ -923,6 +1010,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--stepscope", help="the stepscope binary (default: build/, installed)")
     parser.add_argument(
+        "--pgo-stepscope",
+        help="a profile-guided build, timed beside the default one (default: build/pgo)",
+    )
+    parser.add_argument(
         "--workdir",
         type=Path,
         default=Path("/tmp/stepscope-bench"),
@@ -972,6 +1063,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         control = FALLBACK_CONTROL
     label = "control" if control == CONTROL else control.name.split(".")[0]
     stepscope = find_stepscope(args.stepscope)
+    pgo = find_pgo_build(args.pgo_stepscope)
     args.workdir.mkdir(parents=True, exist_ok=True)
     version = subprocess.run(
         [str(stepscope), "--version"], capture_output=True, text=True, check=True
@@ -981,6 +1073,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         read_text("/proc/meminfo"),
         stepscope_version=version,
         stepscope_path=str(stepscope),
+        pgo_path=str(pgo) if pgo else "none",
         commit=git_commit(),
         now=datetime.datetime.now(datetime.timezone.utc),
         load=load_average(),
@@ -999,7 +1092,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         control_run = bench_control(stepscope, control, label, args, rows)
         bench_floor(stepscope, control_run, label, args, rows)
-        bench_large(stepscope, control, args, rows)
+        bench_large(stepscope, pgo, control, args, rows)
         bench_instructions(stepscope, control, label, args, rows)
         bench_python_html(control, label, args, rows)
     except (CommandFailed, subprocess.CalledProcessError) as failure:

@@ -111,6 +111,7 @@ def test_describe_machine(bench: ModuleType) -> None:
         meminfo,
         stepscope_version="stepscope 0.1.0",
         stepscope_path="/repo/build/dev/stepscope",
+        pgo_path="/repo/build/pgo/stepscope",
         commit="abc123",
         now=datetime.datetime(2026, 11, 26, 5, 0, tzinfo=datetime.timezone.utc),
         load=(1.5, 2.0, 2.25),
@@ -120,6 +121,7 @@ def test_describe_machine(bench: ModuleType) -> None:
     assert machine["date"] == "2026-11-26 05:00:00 UTC"
     assert machine["load average at start"] == "1.50 2.00 2.25 (1, 5, 15 min)"
     assert machine["stepscope"] == "stepscope 0.1.0 (/repo/build/dev/stepscope)"
+    assert machine["stepscope PGO build"] == "/repo/build/pgo/stepscope"
     for key in ("cores", "kernel", "python", "commit"):
         assert machine[key]
     header = bench.format_header(machine)
@@ -134,6 +136,27 @@ def test_shim_is_not_a_binary(bench: ModuleType, tmp_path: Path) -> None:
     shim.chmod(0o755)
     assert not bench.is_executable_binary(shim)
     assert bench.is_executable_binary(Path(sys.executable).resolve())
+
+
+def test_pgo_build_is_found_only_when_it_is_a_binary(bench: ModuleType, tmp_path: Path) -> None:
+    shim = tmp_path / "stepscope"
+    shim.write_text("#!/bin/sh\n")
+    shim.chmod(0o755)
+    with pytest.raises(SystemExit, match="not an executable binary"):
+        bench.find_pgo_build(str(shim))
+    binary = Path(sys.executable).resolve()
+    assert bench.find_pgo_build(str(binary)) == binary
+    found = bench.find_pgo_build(None)
+    assert found is None or bench.is_executable_binary(found)
+
+
+def test_same_figures_ignores_only_the_timings(bench: ModuleType, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text('{"ranks": [{"steps": 3}], "timing": {"load_seconds": 1.4}}')
+    second.write_text('{"timing": {"load_seconds": 1.3}, "ranks": [{"steps": 3}]}')
+    assert bench.same_figures(first, second)
+    second.write_text('{"timing": {"load_seconds": 1.4}, "ranks": [{"steps": 4}]}')
+    assert not bench.same_figures(first, second)
 
 
 def test_ci_mode_arguments(bench: ModuleType) -> None:

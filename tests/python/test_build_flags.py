@@ -77,3 +77,45 @@ def test_developer_build_treats_warnings_as_errors(tmp_path: Path) -> None:
     cli = [entry["command"] for entry in commands if "/cli/" in entry["file"]]
     assert cli and all("-Werror" in line for line in cli)
     assert not [entry for entry in commands if "-march=native" in entry["command"]]
+
+
+def cli_compile_lines(build_dir: Path, defines: dict[str, str]) -> list[str]:
+    base = {"STEPSCOPE_BUILD_TESTS": "OFF", "STEPSCOPE_BUILD_CLI": "ON"}
+    commands = configure(build_dir, {**base, **defines})
+    return [entry["command"] for entry in commands if "stepscope_core.dir" in entry["command"]]
+
+
+def test_profile_guided_builds_name_profiles_by_path_inside_the_build(tmp_path: Path) -> None:
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("no cmake on PATH: the PGO flags were not checked")
+    probe = [cmake, "-S", str(REPO), "-B", str(tmp_path / "probe"), "-DSTEPSCOPE_PGO=use"]
+    probed = subprocess.run(
+        [*probe, "-DSTEPSCOPE_BUILD_TESTS=OFF"], capture_output=True, text=True, check=False
+    )
+    if "STEPSCOPE_PGO needs GCC" in probed.stderr:
+        pytest.skip("the C++ compiler is not GCC 11 or newer: the PGO flags were not checked")
+    profiles = tmp_path / "profiles"
+    plain = cli_compile_lines(tmp_path / "plain", {})
+    assert plain and not [line for line in plain if "-fprofile-" in line]
+    generate = cli_compile_lines(
+        tmp_path / "generate", {"STEPSCOPE_PGO": "generate", "STEPSCOPE_PGO_DIR": str(profiles)}
+    )
+    assert all(f"-fprofile-generate={profiles}" in line for line in generate)
+    assert all(f"-fprofile-prefix-path={tmp_path / 'generate'}" in line for line in generate)
+    use = cli_compile_lines(
+        tmp_path / "use", {"STEPSCOPE_PGO": "use", "STEPSCOPE_PGO_DIR": str(profiles)}
+    )
+    assert all(f"-fprofile-use={profiles}" in line for line in use)
+    assert all(f"-fprofile-prefix-path={tmp_path / 'use'}" in line for line in use)
+
+
+def test_an_unknown_pgo_mode_is_refused(tmp_path: Path) -> None:
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("no cmake on PATH: the PGO option was not checked")
+    arguments = [cmake, "-S", str(REPO), "-B", str(tmp_path), "-DSTEPSCOPE_PGO=sometimes"]
+    arguments += ["-DSTEPSCOPE_BUILD_TESTS=OFF"]
+    done = subprocess.run(arguments, capture_output=True, text=True, check=False)
+    assert done.returncode != 0
+    assert "STEPSCOPE_PGO is 'sometimes'" in done.stderr
