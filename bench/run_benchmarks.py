@@ -804,6 +804,49 @@ def bench_pgo(
         raise CommandFailed(f"the PGO build's figures differ from the default build's: {reports}")
 
 
+def pairwise_median(firsts: Sequence[Run], seconds: Sequence[Run]) -> float:
+    """The median over pairs of first / second: a drift of the machine between pairs moves it
+    less than it moves either side's median."""
+    return statistics.median(a.seconds / b.seconds for a, b in zip(firsts, seconds, strict=True))
+
+
+def bench_pgo_control(
+    stepscope: Path,
+    pgo: Path | None,
+    control: Path,
+    label: str,
+    args: argparse.Namespace,
+    rows: list[Row],
+) -> None:
+    """The PGO build against the default build on control, in many short pairs (six times the
+    control runs): a run of the 1 GiB trace varies by a quarter from one to the next here, more
+    than the builds differ, while pairs of short runs, each pair's order swapped after the last,
+    see the same moment of the machine."""
+    name = f"analyze {label}, 1 thread, PGO build vs default build"
+    if pgo is None:
+        rows.append(skipped_row(name, "no PGO build (python3 tools/build_pgo.py)"))
+        return
+    plain: list[Run] = []
+    guided: list[Run] = []
+    for index in range(6 * small_repeat(args)):
+        sides = [(plain, stepscope), (guided, pgo)]
+        for runs, binary in sides if index % 2 == 0 else reversed(sides):
+            runs.append(run_once(analyze(binary, control, threads=1)))
+    faster = sum(a.seconds > b.seconds for a, b in zip(plain, guided, strict=True))
+    rows.append(
+        target_row(
+            name,
+            median_run(guided).seconds,
+            "s",
+            ratio=pairwise_median(plain, guided),
+            baseline_name="default build",
+            baseline_value=median_run(plain).seconds,
+            note=f"no target: the ratio is the median over {len(plain)} pairs of default / PGO; "
+            f"the PGO build was faster in {faster}",
+        )
+    )
+
+
 def bench_large(
     stepscope: Path,
     pgo: Path | None,
@@ -1092,6 +1135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         control_run = bench_control(stepscope, control, label, args, rows)
         bench_floor(stepscope, control_run, label, args, rows)
+        bench_pgo_control(stepscope, pgo, control, label, args, rows)
         bench_large(stepscope, pgo, control, args, rows)
         bench_instructions(stepscope, control, label, args, rows)
         bench_python_html(control, label, args, rows)

@@ -217,3 +217,11 @@ def test_help() -> None:
         timeout=60,
     )
     assert "--ci" in done.stdout and "issue 16" in done.stdout
+
+
+def test_pairwise_median_compares_each_pair(bench: ModuleType) -> None:
+    firsts = [bench.Run(2.0, 0), bench.Run(4.0, 0), bench.Run(3.0, 0)]
+    seconds = [bench.Run(1.0, 0), bench.Run(4.0, 0), bench.Run(6.0, 0)]
+    assert bench.pairwise_median(firsts, seconds) == 1.0
+    with pytest.raises(ValueError):
+        bench.pairwise_median(firsts, seconds[:2])
