@@ -100,13 +100,18 @@ profiler.export_chrome_trace(sys.argv[1])
 
 
 def record_cpu_trace(folder: Path) -> list[Path]:
-    """A trace the profiler itself wrote, when torch is importable (else none)."""
+    """A trace the profiler itself wrote, when torch can record one here (else none, said)."""
     trace = folder / "cpu_loop.json"
     recorded = subprocess.run(
         [sys.executable, "-c", RECORD_CPU_TRACE, str(trace)], capture_output=True, check=False
     )
     if recorded.returncode != 0 or not trace.exists():
-        print("build_pgo: no torch here: training without a recorded trace", flush=True)
+        why = recorded.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        print(
+            f"build_pgo: no CPU trace recorded with torch ({''.join(why)}): training on the "
+            "example's traces alone",
+            flush=True,
+        )
         return []
     return [trace]
 
