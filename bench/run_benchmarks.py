@@ -451,19 +451,22 @@ def run_alternating(
     return median_run(firsts), median_run(seconds)
 
 
-def spread_note(label: str, firsts: Sequence[Run], seconds: Sequence[Run]) -> str:
+def spread_note(
+    label: str, firsts: Sequence[Run], seconds: Sequence[Run], judged: bool = True
+) -> str:
     """Every run of both sides, slowest last, and the ratio of each first run to the second run
     made right after it, which a drift of the machine's speed between pairs does not move (noise
-    within a pair still does)."""
+    within a pair still does). `judged`: the row has a verdict, on the medians' ratio."""
 
     def listed(runs: Sequence[Run]) -> str:
         return " ".join(f"{run.seconds:.2f}" for run in sorted(runs, key=lambda r: r.seconds))
 
     ratios = [a.seconds / b.seconds for a, b in zip(firsts, seconds, strict=True)]
+    basis = "the verdict is on the medians' ratio" if judged else "the ratio is the medians'"
     return (
         f"runs {label}: {listed(firsts)} s against {listed(seconds)} s; "
         f"pairwise ratios {min(ratios):.2f}x-{max(ratios):.2f}x, "
-        f"median {statistics.median(ratios):.2f}x (the verdict is on the medians' ratio)"
+        f"median {statistics.median(ratios):.2f}x ({basis})"
     )
 
 
@@ -797,7 +800,7 @@ def bench_pgo(
             ratio=default.seconds / fast.seconds,
             baseline_name="default build",
             baseline_value=default.seconds,
-            note="no target: " + spread_note("default / PGO", defaults, optimised),
+            note="no target: " + spread_note("default / PGO", defaults, optimised, judged=False),
         )
     )
     if not agree:  # a wrong answer, unlike a slow one, fails the run

@@ -199,6 +199,10 @@ def test_pairs_alternate_and_their_spread_is_noted(bench: ModuleType) -> None:
     note = bench.spread_note("1 / 2", ones, twos)
     assert note.startswith("runs 1 / 2: 2.00 2.00 3.00 s against 1.00 1.00 1.50 s;")
     assert "pairwise ratios 2.00x-2.00x, median 2.00x" in note
+    assert note.endswith("(the verdict is on the medians' ratio)")
+    assert bench.spread_note("1 / 2", ones, twos, judged=False).endswith(
+        "(the ratio is the medians')"
+    )
 
 
 def test_write_json_is_atomic(bench: ModuleType, tmp_path: Path) -> None:
