@@ -744,6 +744,21 @@ def bench_memory_bandwidth(args: argparse.Namespace, rows: list[Row]) -> None:
     )
 
 
+def one_thread_row(name: str, size: int, run: Run, remark: str = "") -> Row:
+    """A one-thread run of the generated trace in MB/s, against ONE_THREAD_TARGET."""
+    note = f"{run.seconds:.2f} s for {size / 1e6:,.0f} MB" + (f"; {remark}" if remark else "")
+    return target_row(
+        name,
+        size / run.seconds / 1e6,
+        "MB/s",
+        ratio=None,
+        op=">=",
+        threshold=ONE_THREAD_TARGET,
+        ratio_unit=" MB/s",
+        note=note,
+    )
+
+
 def same_figures(first: Path, second: Path) -> bool:
     """Whether two JSON reports hold the same figures, their own timings aside."""
 
@@ -779,19 +794,8 @@ def bench_pgo(
     )
     default, fast = median_run(defaults), median_run(optimised)
     agree = same_figures(*reports)
-    rows.append(
-        target_row(
-            name,
-            size / fast.seconds / 1e6,
-            "MB/s",
-            ratio=None,
-            op=">=",
-            threshold=ONE_THREAD_TARGET,
-            ratio_unit=" MB/s",
-            note=f"{fast.seconds:.2f} s for {size / 1e6:,.0f} MB; "
-            + ("the same figures as the default build" if agree else "FIGURES DIFFER"),
-        )
-    )
+    same = "the same figures as the default build" if agree else "FIGURES DIFFER"
+    rows.append(one_thread_row(name, size, fast, same))
     rows.append(
         target_row(
             f"{size_label} .json, 1 thread, PGO build vs default build",
@@ -870,19 +874,7 @@ def bench_large(
     )
     one, two = median_run(ones), median_run(twos)
     figures = import_figures(report)
-    mb_per_s = size / one.seconds / 1e6
-    rows.append(
-        target_row(
-            f"{size_label} .json, 1 thread, end to end",
-            mb_per_s,
-            "MB/s",
-            ratio=None,
-            op=">=",
-            threshold=ONE_THREAD_TARGET,
-            ratio_unit=" MB/s",
-            note=f"{one.seconds:.2f} s for {size / 1e6:,.0f} MB",
-        )
-    )
+    rows.append(one_thread_row(f"{size_label} .json, 1 thread, end to end", size, one))
     bench_pgo(stepscope, pgo, plain, size_label, args, rows)
     rows.append(
         target_row(

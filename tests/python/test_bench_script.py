@@ -229,3 +229,11 @@ def test_pairwise_median_compares_each_pair(bench: ModuleType) -> None:
     assert bench.pairwise_median(firsts, seconds) == 1.0
     with pytest.raises(ValueError):
         bench.pairwise_median(firsts, seconds[:2])
+
+
+def test_one_thread_row_is_judged_in_mb_per_second(bench: ModuleType) -> None:
+    fast = bench.one_thread_row("x", 1_000_000_000, bench.Run(1.6, 0), "same figures")
+    assert fast.value == pytest.approx(625.0) and fast.met is True
+    assert fast.note == "1.60 s for 1,000 MB; same figures"
+    slow = bench.one_thread_row("x", 1_000_000_000, bench.Run(2.5, 0))
+    assert slow.met is False and slow.note == "2.50 s for 1,000 MB"
