@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,9 +22,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A death test's child runs its test again from the start (the threadsafe style re-executes the
+// binary), SetUp included: it takes the parent's folder from this variable, so that a temporary
+// it leaves is where the parent looks, and no folder of its own is left behind.
+constexpr const char* kFolderOfTheParent = "STEPSCOPE_OUTPUT_SAFETY_FOLDER";
+
 class OutputSafety : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (const char* parents = std::getenv(kFolderOfTheParent)) {
+      dir_ = parents;
+      return;
+    }
     dir_ = fs::temp_directory_path() /
            ("stepscope_output_safety_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -161,11 +171,13 @@ void die_mid_write(const std::string& file, int sig) {
 
 TEST_F(OutputSafety, SignalsRemoveTheTemporary) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ASSERT_EQ(::setenv(kFolderOfTheParent, dir_.c_str(), 1), 0);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     EXPECT_EXIT(die_mid_write(path("out.json.gz"), sig), ::testing::KilledBySignal(sig), "")
         << strsignal(sig);
     EXPECT_TRUE(entries().empty()) << strsignal(sig) << " left " << entries().front();
   }
+  ::unsetenv(kFolderOfTheParent);
 }
 
 TEST_F(OutputSafety, OutputEqualToAnInputIsRefused) {
