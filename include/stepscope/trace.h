@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "stepscope/column.h"
+
 namespace stepscope {
 
 using StringId = std::uint32_t;
@@ -140,19 +142,19 @@ struct CollectiveArgs {
 // The complete events of one rank, as parallel columns indexed by EventIndex. B/E pairs are
 // stored here as complete events. Sorted by start time (ties: longer first) after load.
 struct EventTable {
-  std::vector<std::int64_t> start_ns;
-  std::vector<std::int64_t> dur_ns;
-  std::vector<StringId> name;
-  std::vector<StringId> category;  // as written
-  std::vector<EventClass> event_class;
-  std::vector<std::uint32_t> thread;      // index into Trace::threads
-  std::vector<std::int64_t> stream;       // integer `args.stream`, else GPU row tid, else -1
-  std::vector<std::int32_t> device;       // `args.device`, else numeric pid for GPU rows, else -1
-  std::vector<std::int64_t> correlation;  // `args.correlation`, else -1
-  std::vector<std::int64_t> external_id;  // `args["External id"]`, else -1
-  std::vector<std::int32_t> args_row;     // index into Trace::args, or -1
-  std::vector<std::uint64_t> source_offset;  // byte offset of the event in the decompressed input
-  std::vector<std::uint32_t> source_length;
+  Column<std::int64_t> start_ns;
+  Column<std::int64_t> dur_ns;
+  Column<StringId> name;
+  Column<StringId> category;  // as written
+  Column<EventClass> event_class;
+  Column<std::uint32_t> thread;         // index into Trace::threads
+  Column<std::int64_t> stream;          // integer `args.stream`, else GPU row tid, else -1
+  Column<std::int32_t> device;          // `args.device`, else numeric pid for GPU rows, else -1
+  Column<std::int64_t> correlation;     // `args.correlation`, else -1
+  Column<std::int64_t> external_id;     // `args["External id"]`, else -1
+  Column<std::int32_t> args_row;        // index into Trace::args, or -1
+  Column<std::uint64_t> source_offset;  // byte offset of the event in the decompressed input
+  Column<std::uint32_t> source_length;
   // Links, resolved by the linker at load:
   std::vector<EventIndex> parent;    // innermost enclosing nested host event on the same thread
   std::vector<EventIndex> launcher;  // device activity -> runtime/driver call (by correlation)

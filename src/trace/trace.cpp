@@ -17,8 +17,8 @@ bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
 
 // Counts what is used: capacity reserved ahead is address space, not resident memory.
 template <typename T>
-std::size_t column_bytes(const std::vector<T>& column) {
-  return column.size() * sizeof(T);
+std::size_t column_bytes(const T& column) {
+  return column.size() * sizeof(typename T::value_type);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ void link_nesting(Trace& trace) {
 
 // The `ids` of `list`'s events `kLookAhead` places after `k`, for FlatIdMap::prefetch; -1 past
 // the end.
-std::int64_t id_ahead(const std::vector<std::int64_t>& ids, const std::vector<EventIndex>& list,
+std::int64_t id_ahead(const Column<std::int64_t>& ids, const std::vector<EventIndex>& list,
                       std::size_t k) {
   const std::size_t ahead = k + FlatIdMap::kLookAhead;
   return ahead < list.size() ? ids[list[ahead]] : -1;

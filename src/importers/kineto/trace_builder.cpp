@@ -45,9 +45,10 @@ class ReorderScratch {
 // (the later part's column, read through `map`): they are gathered from there, appended as they
 // come (resizing first would write each twice, zeros and then the value), and `later` is emptied.
 // Only the events already in `column` are copied aside, since they are overwritten.
-template <typename T, typename Map>
-void reorder(const std::vector<EventIndex>& order, std::size_t first, std::vector<T>& column,
-             std::vector<T>* later, const Map& map, ReorderScratch& scratch) {
+template <typename C, typename Map>
+void reorder(const std::vector<EventIndex>& order, std::size_t first, C& column, C* later,
+             const Map& map, ReorderScratch& scratch) {
+  using T = typename C::value_type;
   static_assert(std::is_trivially_copyable_v<T>);
   const std::size_t n = order.size();
   if (n == 0) return;
@@ -70,7 +71,7 @@ void reorder(const std::vector<EventIndex>& order, std::size_t first, std::vecto
   for (std::size_t k = 0; k < kept; ++k) column[k] = value_of(order[k]);
   column.reserve(n);  // within the earlier part's reservation, as a rule: no copy
   for (std::size_t k = kept; k < n; ++k) column.push_back(value_of(order[k]));
-  std::vector<T>().swap(*later);
+  C().swap(*later);
 }
 
 // The same for whole columns, none of them split.
@@ -80,8 +81,8 @@ void permute(const std::vector<EventIndex>& order, ReorderScratch& scratch, Colu
   (reorder(order, 0, columns, static_cast<Columns*>(nullptr), same, scratch), ...);
 }
 
-template <typename T>
-void keep_where(std::vector<T>& column, const std::vector<bool>& keep) {
+template <typename C>
+void keep_where(C& column, const std::vector<bool>& keep) {
   std::size_t out = 0;
   for (std::size_t i = 0; i < column.size(); ++i) {
     if (keep[i]) column[out++] = column[i];
@@ -391,31 +392,32 @@ std::vector<std::uint32_t> TraceBuilder::absorb_threads(const TraceBuilder& late
 
 namespace {
 
-template <typename T>
-void append(std::vector<T>& to, const std::vector<T>& from) {
+template <typename C>
+void append(C& to, const C& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
 // Room for `more` elements, growing as push_back would (an exact reserve per part would copy the
 // column again for each of many small parts).
-template <typename T>
-void make_room(std::vector<T>& to, std::size_t more) {
+template <typename C>
+void make_room(C& to, std::size_t more) {
   const std::size_t needed = to.size() + more;
   if (needed > to.capacity()) to.reserve(std::max(needed, 2 * to.capacity()));
 }
 
 // `from` with every value passed through `map` (ids of the later part to this part's). Appended
 // element by element: resizing first would write each twice, zeros and then the value.
-template <typename T, typename Map>
-void append_through(std::vector<T>& to, const std::vector<T>& from, const Map& map) {
+template <typename C, typename Map>
+void append_through(C& to, const C& from, const Map& map) {
+  using T = typename C::value_type;
   make_room(to, from.size());
   for (const T& value : from) to.push_back(static_cast<T>(map(value)));
 }
 
 // The same, the map a table of ids.
-template <typename T, typename Id>
-void append_mapped(std::vector<T>& to, const std::vector<T>& from, const std::vector<Id>& map) {
-  append_through(to, from, [&map](T value) { return map[value]; });
+template <typename C, typename Id>
+void append_mapped(C& to, const C& from, const std::vector<Id>& map) {
+  append_through(to, from, [&map](typename C::value_type value) { return map[value]; });
 }
 
 }  // namespace

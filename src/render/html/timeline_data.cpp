@@ -172,7 +172,7 @@ Candidates find_candidates(const Trace& trace, const std::vector<TimelineStep>& 
 // length, the earlier in trace order counts as longer, so which events come first is decided
 // whatever the order they came in. No sort: the kept events are put in trace order at the end.
 void longest_first(const Trace& trace, std::vector<EventIndex>& events, std::size_t count) {
-  const std::vector<std::int64_t>& dur = trace.events.dur_ns;
+  const Column<std::int64_t>& dur = trace.events.dur_ns;
   const auto longer = [&dur](EventIndex a, EventIndex b) {
     return dur[a] != dur[b] ? dur[a] > dur[b] : a < b;
   };
