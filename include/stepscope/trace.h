@@ -171,24 +171,24 @@ struct EventTable {
 // `[memory]` instant events (profile_memory=True),
 // docs/metrics/11-memory-curve-from-memory-events.md §11.
 struct MemoryTable {
-  std::vector<std::int64_t> time_ns;
-  std::vector<std::uint64_t> address;
-  std::vector<std::int64_t> bytes;            // > 0 allocation, < 0 free
-  std::vector<std::int64_t> total_allocated;  // -1 when missing
-  std::vector<std::int64_t> total_reserved;   // -1 when missing
-  std::vector<std::int8_t> device_type;       // 0 CPU, 1 CUDA, others as written
-  std::vector<std::int16_t> device_id;        // -1 for CPU
-  std::vector<std::uint32_t> thread;
+  Column<std::int64_t> time_ns;
+  Column<std::uint64_t> address;
+  Column<std::int64_t> bytes;            // > 0 allocation, < 0 free
+  Column<std::int64_t> total_allocated;  // -1 when missing
+  Column<std::int64_t> total_reserved;   // -1 when missing
+  Column<std::int8_t> device_type;       // 0 CPU, 1 CUDA, others as written
+  Column<std::int16_t> device_id;        // -1 for CPU
+  Column<std::uint32_t> thread;
   [[nodiscard]] std::size_t size() const { return time_ns.size(); }
 };
 
 // Flow events (`s`/`f`/`t`): kept as links only.
 struct FlowTable {
-  std::vector<std::int64_t> time_ns;
-  std::vector<std::int64_t> id;
-  std::vector<char> phase;
-  std::vector<StringId> category;
-  std::vector<std::uint32_t> thread;
+  Column<std::int64_t> time_ns;
+  Column<std::int64_t> id;
+  Column<char> phase;
+  Column<StringId> category;
+  Column<std::uint32_t> thread;
   [[nodiscard]] std::size_t size() const { return time_ns.size(); }
 };
 
@@ -265,7 +265,7 @@ struct Trace {
   StringPool strings;
   std::vector<ThreadInfo> threads;
   EventTable events;
-  std::vector<EventArgs> args;
+  Column<EventArgs> args;
   std::vector<DeviceArgs> device_args;
   std::vector<CollectiveArgs> collective_args;
   MemoryTable memory;

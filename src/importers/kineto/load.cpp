@@ -85,16 +85,19 @@ Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
   trace.source_path = name;
   kineto::EventSplitter splitter(source);
   kineto::TraceBuilder builder(trace);
-  builder.reserve(expected_events(source));
+  const unsigned threads = effective_threads(options, source);
+  const std::optional<kineto::PartPlan> plan =
+      inflating == nullptr ? part_plan(source, threads) : std::nullopt;
+  // A trace read in parts: their columns are joined by moving pages, which need their own.
+  builder.reserve(expected_events(source), inflating != nullptr || plan.has_value());
   const kineto::ProgressTick tick = [&options, &source] {
     if (options.progress) options.progress(source.raw_bytes_consumed(), source.raw_bytes_total());
   };
-  const unsigned threads = effective_threads(options, source);
   Status status = Done{};
   if (inflating != nullptr) {
     status =
         kineto::run_inflating_ahead(splitter, builder, *inflating, expected_events(source), tick);
-  } else if (const std::optional<kineto::PartPlan> plan = part_plan(source, threads)) {
+  } else if (plan) {
     status = kineto::run_in_parts(splitter, builder, source, *plan, expected_events(source), tick);
   } else if (threads >= 2) {
     // Both threads split (and inflate) or parse as work comes, and this one builds.

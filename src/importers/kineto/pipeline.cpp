@@ -313,7 +313,7 @@ namespace {
 // The later part of a trace read in two: its own builder, continuing the earlier part's.
 struct LaterPart {
   explicit LaterPart(std::size_t expected_events) : builder(trace) {
-    builder.reserve(expected_events / 2 + expected_events / 8);
+    builder.reserve(expected_events / 2 + expected_events / 8, true);
     builder.continue_earlier_part();
   }
   Trace trace;

@@ -111,7 +111,7 @@ class PartBoard {
     part->own_splitter->start_at_event(start_of(first));
     part->own_trace = std::make_unique<Trace>();
     part->own_builder = std::make_unique<TraceBuilder>(*part->own_trace);
-    part->own_builder->reserve(share_of_events(first, end));
+    part->own_builder->reserve(share_of_events(first, end), true);
     part->own_builder->continue_earlier_part();
     part->splitter = part->own_splitter.get();
     part->builder = part->own_builder.get();

@@ -41,44 +41,23 @@ class ReorderScratch {
   std::size_t size_ = 0;
 };
 
-// Puts one column in `order`, in place. Its events from `first` on may still be in `later`
-// (the later part's column, read through `map`): they are gathered from there, appended as they
-// come (resizing first would write each twice, zeros and then the value), and `later` is emptied.
-// Only the events already in `column` are copied aside, since they are overwritten.
-template <typename C, typename Map>
-void reorder(const std::vector<EventIndex>& order, std::size_t first, C& column, C* later,
-             const Map& map, ReorderScratch& scratch) {
+// Puts one column in `order`, in place: its values are copied aside, then read back in order.
+template <typename C>
+void reorder(const std::vector<EventIndex>& order, C& column, ReorderScratch& scratch) {
   using T = typename C::value_type;
   static_assert(std::is_trivially_copyable_v<T>);
   const std::size_t n = order.size();
   if (n == 0) return;
-  const std::size_t kept = later == nullptr ? n : first;
-  std::byte* saved = scratch.hold(kept * sizeof(T));
-  if (kept > 0) std::memcpy(saved, column.data(), kept * sizeof(T));
-  const auto saved_at = [saved](EventIndex event) {
-    T value;
-    std::memcpy(&value, saved + static_cast<std::size_t>(event) * sizeof(T), sizeof(T));
-    return value;
-  };
-  if (later == nullptr) {
-    for (std::size_t k = 0; k < n; ++k) column[k] = saved_at(order[k]);
-    return;
+  std::byte* saved = scratch.hold(n * sizeof(T));
+  std::memcpy(saved, column.data(), n * sizeof(T));
+  for (std::size_t k = 0; k < n; ++k) {
+    std::memcpy(&column[k], saved + static_cast<std::size_t>(order[k]) * sizeof(T), sizeof(T));
   }
-  const auto value_of = [&](EventIndex event) -> T {
-    const auto i = static_cast<std::size_t>(event);
-    return i < kept ? saved_at(event) : static_cast<T>(map((*later)[i - kept]));
-  };
-  for (std::size_t k = 0; k < kept; ++k) column[k] = value_of(order[k]);
-  column.reserve(n);  // within the earlier part's reservation, as a rule: no copy
-  for (std::size_t k = kept; k < n; ++k) column.push_back(value_of(order[k]));
-  C().swap(*later);
 }
 
-// The same for whole columns, none of them split.
 template <typename... Columns>
 void permute(const std::vector<EventIndex>& order, ReorderScratch& scratch, Columns&... columns) {
-  const auto same = [](auto value) { return value; };
-  (reorder(order, 0, columns, static_cast<Columns*>(nullptr), same, scratch), ...);
+  (reorder(order, columns, scratch), ...);
 }
 
 template <typename C>
@@ -165,36 +144,64 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
   return entry->second;
 }
 
-void TraceBuilder::reserve_columns(std::size_t expected_events) {
+void TraceBuilder::reserve_columns(std::size_t expected_events, bool movable) {
+  const auto reserve_column = [movable](auto& column, std::size_t count) {
+    if (movable) {
+      column.reserve_movable(count);
+    } else {
+      column.reserve(count);
+    }
+  };
   EventTable& e = trace_.events;
-  e.start_ns.reserve(expected_events);
-  e.dur_ns.reserve(expected_events);
-  e.name.reserve(expected_events);
-  e.category.reserve(expected_events);
-  e.event_class.reserve(expected_events);
-  e.thread.reserve(expected_events);
-  e.stream.reserve(expected_events);
-  e.device.reserve(expected_events);
-  e.correlation.reserve(expected_events);
-  e.external_id.reserve(expected_events);
-  e.args_row.reserve(expected_events);
-  e.source_offset.reserve(expected_events);
-  e.source_length.reserve(expected_events);
-  trace_.args.reserve(expected_events / 2);
+  reserve_column(e.start_ns, expected_events);
+  reserve_column(e.dur_ns, expected_events);
+  reserve_column(e.name, expected_events);
+  reserve_column(e.category, expected_events);
+  reserve_column(e.event_class, expected_events);
+  reserve_column(e.thread, expected_events);
+  reserve_column(e.stream, expected_events);
+  reserve_column(e.device, expected_events);
+  reserve_column(e.correlation, expected_events);
+  reserve_column(e.external_id, expected_events);
+  reserve_column(e.args_row, expected_events);
+  reserve_column(e.source_offset, expected_events);
+  reserve_column(e.source_length, expected_events);
+  reserve_column(trace_.args, expected_events / 2);
+  if (!movable) return;  // the other tables grow as they fill; only parts move theirs
+  // Address space, as the rest: memory samples and flows are fewer than events, as a rule.
+  MemoryTable& m = trace_.memory;
+  const std::size_t samples = expected_events / 2;
+  reserve_column(m.time_ns, samples);
+  reserve_column(m.address, samples);
+  reserve_column(m.bytes, samples);
+  reserve_column(m.total_allocated, samples);
+  reserve_column(m.total_reserved, samples);
+  reserve_column(m.device_type, samples);
+  reserve_column(m.device_id, samples);
+  reserve_column(m.thread, samples);
+  FlowTable& f = trace_.flows;
+  const std::size_t flows = expected_events / 2;
+  reserve_column(f.time_ns, flows);
+  reserve_column(f.id, flows);
+  reserve_column(f.phase, flows);
+  reserve_column(f.category, flows);
+  reserve_column(f.thread, flows);
 }
 
-void TraceBuilder::reserve(std::size_t expected_events) {
+void TraceBuilder::reserve(std::size_t expected_events, bool movable) {
   // Reserved pages cost no memory until written, and a column that never outgrows its space is
   // never copied. Under an address-space limit, ask for less until it fits: the columns grow past
   // the reservation if they must.
   constexpr std::size_t kSmallestReservation = 1U << 16;
   for (std::size_t events = expected_events;; events /= 2) {
     try {
-      reserve_columns(events);
+      reserve_columns(events, movable);
       return;
     } catch (const std::bad_alloc&) {
       trace_.events = EventTable{};
       trace_.args = {};
+      trace_.memory = MemoryTable{};
+      trace_.flows = FlowTable{};
       if (events <= kSmallestReservation) return;
     }
   }
@@ -397,38 +404,29 @@ void append(C& to, const C& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-// Room for `more` elements, growing as push_back would (an exact reserve per part would copy the
-// column again for each of many small parts).
-template <typename C>
-void make_room(C& to, std::size_t more) {
-  const std::size_t needed = to.size() + more;
-  if (needed > to.capacity()) to.reserve(std::max(needed, 2 * to.capacity()));
-}
-
-// `from` with every value passed through `map` (ids of the later part to this part's). Appended
-// element by element: resizing first would write each twice, zeros and then the value.
-template <typename C, typename Map>
-void append_through(C& to, const C& from, const Map& map) {
-  using T = typename C::value_type;
-  make_room(to, from.size());
-  for (const T& value : from) to.push_back(static_cast<T>(map(value)));
-}
-
-// The same, the map a table of ids.
-template <typename C, typename Id>
-void append_mapped(C& to, const C& from, const std::vector<Id>& map) {
-  append_through(to, from, [&map](typename C::value_type value) { return map[value]; });
+// Appends a later part's column, by taking over its pages where they can move (Column), and
+// passes the values it appended through `map` (ids of the later part to this part's), in place.
+template <typename T, typename Map>
+void append_moving(Column<T>& to, Column<T>& from, const Map& map) {
+  const std::size_t first = to.size();
+  to.append_moving(from);
+  for (std::size_t i = first; i < to.size(); ++i) to[i] = static_cast<T>(map(to[i]));
 }
 
 }  // namespace
 
-// Copying is mostly first touches of new pages: two halves, one per thread, the starts with the
-// smaller tables so that the halves take about as long (on a 1 GiB trace, 28-37 ms against 19-21
-// ms with the starts in the first half; both halves done in 25-27 ms with them in the second).
-// The event columns other than the times are copied by the time-order permute (LaterColumns).
-void TraceBuilder::absorb_first_half(const Trace& later, const AbsorbMaps& maps) {
-  append(trace_.events.dur_ns, later.events.dur_ns);
-  append_through(trace_.args, later.args, [&maps](EventArgs row) {
+// Two halves of about as many bytes, one per thread. Where the later part's pages move into
+// this part's columns (Column::append_moving), its values are moved within pages already touched
+// rather than written into fresh ones, and only the ids are rewritten.
+void TraceBuilder::absorb_first_half(Trace& later, const AbsorbMaps& maps) {
+  EventTable& e = trace_.events;
+  EventTable& f = later.events;
+  e.dur_ns.append_moving(f.dur_ns);
+  e.stream.append_moving(f.stream);
+  e.correlation.append_moving(f.correlation);
+  e.external_id.append_moving(f.external_id);
+  e.source_offset.append_moving(f.source_offset);
+  append_moving(trace_.args, later.args, [&maps](EventArgs row) {
     row.input_dims = maps.strings[row.input_dims];
     row.input_types = maps.strings[row.input_types];
     row.concrete_inputs = maps.strings[row.concrete_inputs];
@@ -438,8 +436,21 @@ void TraceBuilder::absorb_first_half(const Trace& later, const AbsorbMaps& maps)
   });
 }
 
-void TraceBuilder::absorb_second_half(const Trace& later, const AbsorbMaps& maps) {
-  append(trace_.events.start_ns, later.events.start_ns);
+void TraceBuilder::absorb_second_half(Trace& later, const AbsorbMaps& maps) {
+  EventTable& e = trace_.events;
+  EventTable& f = later.events;
+  e.start_ns.append_moving(f.start_ns);
+  const auto string_id = [&maps](StringId id) { return maps.strings[id]; };
+  const auto thread_index = [&maps](std::uint32_t t) { return maps.threads[t]; };
+  append_moving(e.name, f.name, string_id);
+  append_moving(e.category, f.category, string_id);
+  append_moving(e.thread, f.thread, thread_index);
+  e.device.append_moving(f.device);
+  append_moving(e.args_row, f.args_row, [&maps](std::int32_t row) {
+    return row < 0 ? std::int32_t{-1} : row + maps.args_base;
+  });
+  e.event_class.append_moving(f.event_class);
+  e.source_length.append_moving(f.source_length);
   append(trace_.device_args, later.device_args);
   for (CollectiveArgs row : later.collective_args) {
     row.collective_name = maps.strings[row.collective_name];
@@ -447,58 +458,42 @@ void TraceBuilder::absorb_second_half(const Trace& later, const AbsorbMaps& maps
     row.process_group_name = maps.strings[row.process_group_name];
     trace_.collective_args.push_back(row);
   }
-  const MemoryTable& m = later.memory;
+  MemoryTable& m = later.memory;
   MemoryTable& memory = trace_.memory;
-  append(memory.time_ns, m.time_ns);
-  append(memory.address, m.address);
-  append(memory.bytes, m.bytes);
-  append(memory.total_allocated, m.total_allocated);
-  append(memory.total_reserved, m.total_reserved);
-  append(memory.device_type, m.device_type);
-  append(memory.device_id, m.device_id);
-  append_mapped(memory.thread, m.thread, maps.threads);
-  const FlowTable& flows_later = later.flows;
+  memory.time_ns.append_moving(m.time_ns);
+  memory.address.append_moving(m.address);
+  memory.bytes.append_moving(m.bytes);
+  memory.total_allocated.append_moving(m.total_allocated);
+  memory.total_reserved.append_moving(m.total_reserved);
+  memory.device_type.append_moving(m.device_type);
+  memory.device_id.append_moving(m.device_id);
+  append_moving(memory.thread, m.thread, thread_index);
+  FlowTable& later_flows = later.flows;
   FlowTable& flows = trace_.flows;
-  append(flows.time_ns, flows_later.time_ns);
-  append(flows.id, flows_later.id);
-  append(flows.phase, flows_later.phase);
-  append_mapped(flows.category, flows_later.category, maps.strings);
-  append_mapped(flows.thread, flows_later.thread, maps.threads);
+  flows.time_ns.append_moving(later_flows.time_ns);
+  flows.id.append_moving(later_flows.id);
+  flows.phase.append_moving(later_flows.phase);
+  append_moving(flows.category, later_flows.category, string_id);
+  append_moving(flows.thread, later_flows.thread, thread_index);
 }
 
 template <typename Visit>
-void TraceBuilder::visit_later_columns(std::size_t half, const Visit& visit) {
+void TraceBuilder::visit_event_columns(std::size_t half, const Visit& visit) {
   EventTable& e = trace_.events;
-  const LaterColumns* later = later_columns_.get();
-  EventTable* f = later != nullptr ? &later_columns_->events : nullptr;
-  const auto of = [f](auto member) { return f != nullptr ? &(f->*member) : nullptr; };
-  const auto same = [](auto value) { return value; };
   if (half == 0) {
-    visit(e.stream, of(&EventTable::stream), same);
-    visit(e.correlation, of(&EventTable::correlation), same);
-    visit(e.external_id, of(&EventTable::external_id), same);
-    visit(e.source_length, of(&EventTable::source_length), same);
+    visit(e.stream);
+    visit(e.correlation);
+    visit(e.external_id);
+    visit(e.source_length);
     return;
   }
-  const auto string_id = [later](StringId id) { return later->strings[id]; };
-  visit(e.source_offset, of(&EventTable::source_offset), same);
-  visit(e.name, of(&EventTable::name), string_id);
-  visit(e.category, of(&EventTable::category), string_id);
-  visit(e.thread, of(&EventTable::thread), [later](std::uint32_t t) { return later->threads[t]; });
-  visit(e.device, of(&EventTable::device), same);
-  visit(e.args_row, of(&EventTable::args_row),
-        [later](std::int32_t row) { return later->args_row(row); });
-  visit(e.event_class, of(&EventTable::event_class), same);
-}
-
-void TraceBuilder::append_later_columns() {
-  if (!later_columns_) return;
-  const auto append_one = [](auto& column, auto* later, const auto& map) {
-    append_through(column, *later, map);
-  };
-  visit_later_columns(0, append_one);
-  visit_later_columns(1, append_one);
-  later_columns_.reset();
+  visit(e.source_offset);
+  visit(e.name);
+  visit(e.category);
+  visit(e.thread);
+  visit(e.device);
+  visit(e.args_row);
+  visit(e.event_class);
 }
 
 // The later part's unmatched `E` events close this part's open `B` events, in file order, as
@@ -542,9 +537,7 @@ void TraceBuilder::absorb_begins_and_ends(TraceBuilder& later, EventIndex first_
 }
 
 void TraceBuilder::absorb(TraceBuilder& later, unsigned workers) {
-  append_later_columns();        // a part absorbed before this one is placed first
-  later.append_later_columns();  // and one that `later` absorbed is placed in it
-  const Trace& part = later.trace_;
+  Trace& part = later.trace_;
   // Strings in the later part's order of first use: the same order one reading interns them.
   std::vector<StringId> strings(part.strings.size());
   for (std::size_t id = 0; id < strings.size(); ++id) {
@@ -563,9 +556,6 @@ void TraceBuilder::absorb(TraceBuilder& later, unsigned workers) {
     }
   });
   absorb_begins_and_ends(later, first_event, threads);
-  later_columns_ = std::make_unique<LaterColumns>(
-      LaterColumns{std::move(later.trace_.events), strings, threads, maps.args_base,
-                   static_cast<std::size_t>(first_event)});
   ImportStats& stats = trace_.stats;
   const ImportStats& more = part.stats;
   stats.events_seen += more.events_seen;
@@ -591,7 +581,6 @@ void TraceBuilder::drop_unmatched_begins() {
   std::size_t unmatched = 0;
   for (const auto& [thread, stack] : open_begins_) unmatched += stack.size();
   if (unmatched == 0) return;
-  append_later_columns();
   trace_.stats.unmatched_begin_end += unmatched;
   EventTable& e = trace_.events;
   std::vector<bool> keep(e.size());
@@ -613,26 +602,17 @@ void TraceBuilder::drop_unmatched_begins() {
 
 void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
-  // The later part's columns, when absorb() left them where they are, are gathered from there.
-  const std::size_t first = later_columns_ ? later_columns_->first : e.size();
-  EventSequences sequences{.first = e.thread, .rest = {}};
-  if (later_columns_) sequences.rest = later_columns_->events.thread;
-  std::vector<EventIndex> order = time_order(e.start_ns, e.dur_ns, sequences, threads);
-  if (std::is_sorted(order.begin(), order.end())) {
-    append_later_columns();
-    return;
-  }
+  std::vector<EventIndex> order =
+      time_order(e.start_ns, e.dur_ns, EventSequences{.first = e.thread, .rest = {}}, threads);
+  if (std::is_sorted(order.begin(), order.end())) return;
   // With two threads the 8-byte columns and the event lengths go on one, the rest on the other,
   // each with its own scratch: the split that measured closest to even (the halves within 2-8 ms
   // of each other on a 1 GiB trace, where the 8-byte columns alone left the other 11 ms behind).
   parallel_for(2, threads, [&](std::size_t half) {
     ReorderScratch scratch;
     if (half == 0) permute(order, scratch, e.start_ns, e.dur_ns);
-    visit_later_columns(half, [&](auto& column, auto* later, const auto& map) {
-      reorder(order, first, column, later, map, scratch);
-    });
+    visit_event_columns(half, [&](auto& column) { reorder(order, column, scratch); });
   });
-  later_columns_.reset();
 }
 
 namespace {

@@ -24,7 +24,9 @@ class TraceBuilder {
 
   // Reserves address space for about this many events so that columns never move while they
   // grow (untouched pages cost no resident memory); less where the address space is limited.
-  void reserve(std::size_t expected_events);
+  // `movable`: the event columns and rows in pages of their own, for a trace read in parts,
+  // whose parts absorb() then joins by moving pages (Column::append_moving).
+  void reserve(std::size_t expected_events, bool movable = false);
   Status add(const RawEvent& event);
   // Reads the top-level fields, sorts and links, on up to `threads` threads. The trace is
   // complete after this.
@@ -41,7 +43,7 @@ class TraceBuilder {
   [[nodiscard]] const ImportNotes& notes() const { return notes_; }
 
  private:
-  void reserve_columns(std::size_t expected_events);
+  void reserve_columns(std::size_t expected_events, bool movable);
   Status add_complete(const RawEvent& event, std::int64_t start_ns, std::int64_t dur_ns);
   void add_memory(const RawEvent& event, std::int64_t time_ns);
   void add_flow(const RawEvent& event, std::int64_t time_ns);
@@ -101,30 +103,13 @@ class TraceBuilder {
     std::int32_t device_base;
     std::int32_t collective_base;
   };
-  void absorb_first_half(const Trace& later, const AbsorbMaps& maps);
-  void absorb_second_half(const Trace& later, const AbsorbMaps& maps);
+  void absorb_first_half(Trace& later, const AbsorbMaps& maps);
+  void absorb_second_half(Trace& later, const AbsorbMaps& maps);
 
-  // The later part's event columns after absorb(), all but the times not yet copied: the
-  // time-order permute takes their values from here, so that they are copied once, not twice.
-  struct LaterColumns {
-    EventTable events;
-    std::vector<StringId> strings;       // its string ids to this trace's
-    std::vector<std::uint32_t> threads;  // its thread indices to this trace's
-    std::int32_t args_base = 0;          // its first args row in this trace
-    std::size_t first = 0;               // its first event in this trace
-    [[nodiscard]] std::int32_t args_row(std::int32_t row) const {
-      return row < 0 ? std::int32_t{-1} : row + args_base;
-    }
-  };
-  std::unique_ptr<LaterColumns> later_columns_;
-  // Calls visit(column, its values in LaterColumns or nullptr, the map those values go through)
-  // for each event column but the times: `half` 0 the 8-byte ones, 1 the rest (about as many
-  // bytes). The one list of those columns, for the permute and the append alike.
+  // Calls visit(column) for each event column but the times: `half` 0 the 8-byte ones, 1 the
+  // rest (about as many bytes). The one list of those columns for the time-order permute.
   template <typename Visit>
-  void visit_later_columns(std::size_t half, const Visit& visit);
-  // Copies them after this part's, where no permute does (no time order to restore, or events
-  // to drop first).
-  void append_later_columns();
+  void visit_event_columns(std::size_t half, const Visit& visit);
   void absorb_begins_and_ends(TraceBuilder& later, EventIndex first_event,
                               const std::vector<std::uint32_t>& threads);
   std::vector<std::uint32_t> absorb_threads(const TraceBuilder& later);
