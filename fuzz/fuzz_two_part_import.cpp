@@ -1,7 +1,9 @@
 // libFuzzer target: a trace read in place in parts (run_in_parts) against one reading of the
 // same bytes. The first two input bytes choose a cut (a fraction of the rest), the rest is the
 // trace: read in two parts from that cut, then in three with a second cut from the same bytes
-// swapped, in a schedule and with a second reader's start they choose. Every reading must fail
+// swapped, in a schedule and with a second reader's start they choose, each reading once with
+// the columns growing as they fill and once with the first part's reserved in pages that the
+// later parts' pages move into. Every reading must fail
 // with the same error as one reading, or load the same events; none may crash, hang or read out
 // of bounds.
 #include <algorithm>
@@ -32,11 +34,15 @@ struct Reading {
   std::optional<stepscope::Error> error;
 };
 
-Reading read(const std::string& padded, std::size_t size, const std::optional<PartPlan>& plan) {
+// `room`: events the first part's columns reserve in pages of their own, which the later parts'
+// pages move into when they fit (none: the columns grow as they fill, and values are copied).
+Reading read(const std::string& padded, std::size_t size, const std::optional<PartPlan>& plan,
+             std::size_t room = 0) {
   Reading reading;
   auto source = stepscope::io::padded_memory_byte_source(padded.data(), size);
   EventSplitter splitter(*source);
   TraceBuilder builder(reading.trace);
+  if (room > 0) builder.reserve(room, true);
   stepscope::Status status = plan ? run_in_parts(splitter, builder, *source, *plan, 64, {})
                                   : run_sequential(splitter, builder, {});
   if (status) status = builder.finish(splitter.top_level(), 1);
@@ -56,6 +62,30 @@ void expect_same(const Reading& one, const Reading& two) {
   check(one.trace.events.dur_ns == two.trace.events.dur_ns);
   check(one.trace.events.name == two.trace.events.name);
   check(one.trace.events.thread == two.trace.events.thread);
+  check(one.trace.events.category == two.trace.events.category);
+  check(one.trace.events.event_class == two.trace.events.event_class);
+  check(one.trace.events.stream == two.trace.events.stream);
+  check(one.trace.events.device == two.trace.events.device);
+  check(one.trace.events.correlation == two.trace.events.correlation);
+  check(one.trace.events.external_id == two.trace.events.external_id);
+  check(one.trace.events.args_row == two.trace.events.args_row);
+  check(one.trace.events.source_offset == two.trace.events.source_offset);
+  check(one.trace.events.source_length == two.trace.events.source_length);
+  check(one.trace.args.size() == two.trace.args.size());
+  for (std::size_t r = 0; r < one.trace.args.size(); ++r) {
+    const stepscope::EventArgs& a = one.trace.args[r];
+    const stepscope::EventArgs& b = two.trace.args[r];
+    check(a.input_dims == b.input_dims && a.input_types == b.input_types &&
+          a.concrete_inputs == b.concrete_inputs && a.device_row == b.device_row &&
+          a.collective_row == b.collective_row && a.sequence_number == b.sequence_number &&
+          a.flops == b.flops);
+  }
+  check(one.trace.memory.time_ns == two.trace.memory.time_ns);
+  check(one.trace.memory.thread == two.trace.memory.thread);
+  check(one.trace.memory.bytes == two.trace.memory.bytes);
+  check(one.trace.flows.time_ns == two.trace.flows.time_ns);
+  check(one.trace.flows.category == two.trace.flows.category);
+  check(one.trace.flows.thread == two.trace.flows.thread);
   check(one.trace.strings.size() == two.trace.strings.size());
   check(one.trace.threads.size() == two.trace.threads.size());
   check(one.trace.stats.events_seen == two.trace.stats.events_seen);
@@ -77,6 +107,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   PartPlan two;
   two.cuts = {fraction(data[0], data[1])};
   expect_same(one, read(padded, trace_size, two));
+  // Room for a page of some columns and not of others, or for all of them.
+  constexpr std::size_t kRooms[] = {16, 600, 4096};
+  const std::size_t room = kRooms[(data[0] >> 1) % 3];
+  expect_same(one, read(padded, trace_size, two, room));
   PartPlan three;
   three.cuts = {fraction(data[0], data[1]), fraction(data[1], data[0])};
   std::sort(three.cuts.begin(), three.cuts.end());
@@ -86,5 +120,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                     PartSchedule::kTwoThreads};
   three.schedule = schedules[data[1] % 3];
   expect_same(one, read(padded, trace_size, three));
+  expect_same(one, read(padded, trace_size, three, room));
   return 0;
 }

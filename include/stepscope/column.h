@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <new>
@@ -32,10 +33,12 @@ Block allocate(std::size_t bytes, bool paged);
 // `block` with room for `bytes`, its first `used` bytes kept; may move.
 Block reallocate(Block block, std::size_t used, std::size_t bytes);
 void release(Block block) noexcept;
-// Appends the first `from_used` bytes of `from` after the first `to_used` bytes of `to` by moving
-// `from`'s pages into `to`'s unused room, then releases what is left of `from`. False, with
-// nothing changed, when either is not paged, `from` is not one mapping, or `to` lacks the room.
-bool append_pages(Block& to, std::size_t to_used, Block& from, std::size_t from_used);
+// Moves the pages holding the first `from_used` bytes of `from` into `to`'s unused room, to the
+// first page boundary at or after its first `to_used` bytes, releases what is left of `from`
+// (which is then empty), and returns where those bytes now start: the caller closes the gap of
+// less than a page before them. Nothing, with nothing changed, when either is not paged, `from`
+// is not one mapping, or `to` lacks the room.
+std::byte* move_pages_after(Block& to, std::size_t to_used, Block& from, std::size_t from_used);
 
 }  // namespace column_storage
 
@@ -164,13 +167,39 @@ class Column {
     std::swap(block_, other.block_);
     std::swap(size_, other.size_);
   }
-  // Appends `later`'s values and leaves it empty: by taking over its pages when both are
-  // movable and this column has the room (then no value is written twice; returns true), else
-  // by copying.
+  // Appends `later`'s values, each passed through `map`, and leaves it empty: by taking over
+  // its pages when both are movable and this column has the room (then no value is written into
+  // a fresh page; returns true), else by copying.
+  template <typename Map>
+  bool append_moving(Column& later, const Map& map) {
+    const std::size_t count = later.size_;
+    if (std::byte* moved = column_storage::move_pages_after(block_, size_ * sizeof(T), later.block_,
+                                                            count * sizeof(T))) {
+      later.size_ = 0;
+      // Forward, value by value: each is read before any write reaches it (the gap before the
+      // moved values is less than a page, and the values only move down).
+      T* to = data() + size_;
+      for (std::size_t i = 0; i < count; ++i) {
+        T value;
+        std::memcpy(&value, moved + i * sizeof(T), sizeof(T));
+        to[i] = static_cast<T>(map(value));
+      }
+      size_ += count;
+      return true;
+    }
+    if (size_ + count > capacity()) grow_for(size_ + count);
+    for (const T& value : later) data()[size_++] = static_cast<T>(map(value));
+    Column().swap(later);
+    return false;
+  }
+  // The same, the values as they are.
   bool append_moving(Column& later) {
-    if (column_storage::append_pages(block_, size_ * sizeof(T), later.block_,
-                                     later.size_ * sizeof(T))) {
-      size_ += std::exchange(later.size_, 0);
+    const std::size_t count = later.size_;
+    if (std::byte* moved = column_storage::move_pages_after(block_, size_ * sizeof(T), later.block_,
+                                                            count * sizeof(T))) {
+      later.size_ = 0;
+      std::memmove(data() + size_, moved, count * sizeof(T));
+      size_ += count;
       return true;
     }
     insert(end(), later.begin(), later.end());

@@ -81,15 +81,15 @@ void release(Block block) noexcept {
   }
 }
 
-bool append_pages(Block& to, std::size_t to_used, Block& from, std::size_t from_used) {
+std::byte* move_pages_after(Block& to, std::size_t to_used, Block& from, std::size_t from_used) {
 #if defined(__linux__)
   if (!to.paged || !from.paged || !from.one_mapping || to.data == nullptr || from.data == nullptr ||
       from_used == 0) {
-    return false;
+    return nullptr;
   }
   const std::size_t at = whole_pages(to_used);
   const std::size_t moved = whole_pages(from_used);
-  if (at > to.bytes || moved > to.bytes - at) return false;
+  if (at > to.bytes || moved > to.bytes - at) return nullptr;
   std::byte* target = to.data + at;
   void* placed = ::mremap(from.data, moved, moved, MREMAP_MAYMOVE | MREMAP_FIXED, target);
   if (placed == MAP_FAILED) {
@@ -98,20 +98,18 @@ bool append_pages(Block& to, std::size_t to_used, Block& from, std::size_t from_
     void* again = ::mmap(target, moved, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (again == MAP_FAILED) std::abort();  // `to` would have a hole: nothing safe is left
-    return false;
+    return nullptr;
   }
-  // The values start on a page boundary; the ones before them end where they end.
-  if (at != to_used) std::memmove(to.data + to_used, target, from_used);
   if (from.bytes > moved) ::munmap(from.data + moved, from.bytes - moved);
   from = Block{nullptr, 0, from.paged};
   to.one_mapping = false;
-  return true;
+  return target;
 #else
   (void)to;
   (void)to_used;
   (void)from;
   (void)from_used;
-  return false;
+  return nullptr;
 #endif
 }
 

@@ -123,6 +123,21 @@ TEST(Column, AppendMovingRowsWhoseSizeDoesNotDivideThePage) {
   EXPECT_EQ(as_vector(to), expected);
 }
 
+TEST(Column, AppendMovingThroughAMapRewritesEveryValue) {
+  for (std::size_t earlier : {0UL, 3UL, 512UL, 4099UL}) {
+    for (const bool movable : {true, false}) {
+      Column<std::uint32_t> to = counting<std::uint32_t>(earlier, 0, true, earlier + 30000);
+      Column<std::uint32_t> from = counting<std::uint32_t>(20000, 0, movable);
+      EXPECT_EQ(to.append_moving(from, [](std::uint32_t v) { return 3 * v + 1; }),
+                movable && kPagesMove);
+      ASSERT_EQ(to.size(), earlier + 20000) << earlier;
+      for (std::size_t i = 0; i < earlier; ++i) ASSERT_EQ(to[i], i) << earlier;
+      for (std::uint32_t i = 0; i < 20000; ++i) ASSERT_EQ(to[earlier + i], 3 * i + 1) << earlier;
+      EXPECT_TRUE(from.empty());
+    }
+  }
+}
+
 TEST(Column, AppendMovingWithoutRoomCopies) {
   Column<std::int64_t> to;
   to.reserve_movable(10);  // one page: 512 values

@@ -404,29 +404,40 @@ void append(C& to, const C& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-// Appends a later part's column, by taking over its pages where they can move (Column), and
-// passes the values it appended through `map` (ids of the later part to this part's), in place.
-template <typename T, typename Map>
-void append_moving(Column<T>& to, Column<T>& from, const Map& map) {
-  const std::size_t first = to.size();
-  to.append_moving(from);
-  for (std::size_t i = first; i < to.size(); ++i) to[i] = static_cast<T>(map(to[i]));
-}
+// Appends later parts' columns to this part's, by taking over their pages where they can move
+// (Column::append_moving), and counts the columns that moved.
+class ColumnJoiner {
+ public:
+  template <typename T>
+  void join(Column<T>& to, Column<T>& from) {
+    moved_ += to.append_moving(from) ? 1 : 0;
+  }
+  // The same, the values appended passed through `map` (ids of the later part to this part's).
+  template <typename T, typename Map>
+  void join(Column<T>& to, Column<T>& from, const Map& map) {
+    moved_ += to.append_moving(from, map) ? 1 : 0;
+  }
+  [[nodiscard]] std::size_t moved() const { return moved_; }
+
+ private:
+  std::size_t moved_ = 0;
+};
 
 }  // namespace
 
 // Two halves of about as many bytes, one per thread. Where the later part's pages move into
 // this part's columns (Column::append_moving), its values are moved within pages already touched
 // rather than written into fresh ones, and only the ids are rewritten.
-void TraceBuilder::absorb_first_half(Trace& later, const AbsorbMaps& maps) {
+std::size_t TraceBuilder::absorb_first_half(Trace& later, const AbsorbMaps& maps) {
+  ColumnJoiner joiner;
   EventTable& e = trace_.events;
   EventTable& f = later.events;
-  e.dur_ns.append_moving(f.dur_ns);
-  e.stream.append_moving(f.stream);
-  e.correlation.append_moving(f.correlation);
-  e.external_id.append_moving(f.external_id);
-  e.source_offset.append_moving(f.source_offset);
-  append_moving(trace_.args, later.args, [&maps](EventArgs row) {
+  joiner.join(e.dur_ns, f.dur_ns);
+  joiner.join(e.stream, f.stream);
+  joiner.join(e.correlation, f.correlation);
+  joiner.join(e.external_id, f.external_id);
+  joiner.join(e.source_offset, f.source_offset);
+  joiner.join(trace_.args, later.args, [&maps](EventArgs row) {
     row.input_dims = maps.strings[row.input_dims];
     row.input_types = maps.strings[row.input_types];
     row.concrete_inputs = maps.strings[row.concrete_inputs];
@@ -434,23 +445,25 @@ void TraceBuilder::absorb_first_half(Trace& later, const AbsorbMaps& maps) {
     if (row.collective_row >= 0) row.collective_row += maps.collective_base;
     return row;
   });
+  return joiner.moved();
 }
 
-void TraceBuilder::absorb_second_half(Trace& later, const AbsorbMaps& maps) {
+std::size_t TraceBuilder::absorb_second_half(Trace& later, const AbsorbMaps& maps) {
+  ColumnJoiner joiner;
   EventTable& e = trace_.events;
   EventTable& f = later.events;
-  e.start_ns.append_moving(f.start_ns);
+  joiner.join(e.start_ns, f.start_ns);
   const auto string_id = [&maps](StringId id) { return maps.strings[id]; };
   const auto thread_index = [&maps](std::uint32_t t) { return maps.threads[t]; };
-  append_moving(e.name, f.name, string_id);
-  append_moving(e.category, f.category, string_id);
-  append_moving(e.thread, f.thread, thread_index);
-  e.device.append_moving(f.device);
-  append_moving(e.args_row, f.args_row, [&maps](std::int32_t row) {
+  joiner.join(e.name, f.name, string_id);
+  joiner.join(e.category, f.category, string_id);
+  joiner.join(e.thread, f.thread, thread_index);
+  joiner.join(e.device, f.device);
+  joiner.join(e.args_row, f.args_row, [&maps](std::int32_t row) {
     return row < 0 ? std::int32_t{-1} : row + maps.args_base;
   });
-  e.event_class.append_moving(f.event_class);
-  e.source_length.append_moving(f.source_length);
+  joiner.join(e.event_class, f.event_class);
+  joiner.join(e.source_length, f.source_length);
   append(trace_.device_args, later.device_args);
   for (CollectiveArgs row : later.collective_args) {
     row.collective_name = maps.strings[row.collective_name];
@@ -460,21 +473,22 @@ void TraceBuilder::absorb_second_half(Trace& later, const AbsorbMaps& maps) {
   }
   MemoryTable& m = later.memory;
   MemoryTable& memory = trace_.memory;
-  memory.time_ns.append_moving(m.time_ns);
-  memory.address.append_moving(m.address);
-  memory.bytes.append_moving(m.bytes);
-  memory.total_allocated.append_moving(m.total_allocated);
-  memory.total_reserved.append_moving(m.total_reserved);
-  memory.device_type.append_moving(m.device_type);
-  memory.device_id.append_moving(m.device_id);
-  append_moving(memory.thread, m.thread, thread_index);
+  joiner.join(memory.time_ns, m.time_ns);
+  joiner.join(memory.address, m.address);
+  joiner.join(memory.bytes, m.bytes);
+  joiner.join(memory.total_allocated, m.total_allocated);
+  joiner.join(memory.total_reserved, m.total_reserved);
+  joiner.join(memory.device_type, m.device_type);
+  joiner.join(memory.device_id, m.device_id);
+  joiner.join(memory.thread, m.thread, thread_index);
   FlowTable& later_flows = later.flows;
   FlowTable& flows = trace_.flows;
-  flows.time_ns.append_moving(later_flows.time_ns);
-  flows.id.append_moving(later_flows.id);
-  flows.phase.append_moving(later_flows.phase);
-  append_moving(flows.category, later_flows.category, string_id);
-  append_moving(flows.thread, later_flows.thread, thread_index);
+  joiner.join(flows.time_ns, later_flows.time_ns);
+  joiner.join(flows.id, later_flows.id);
+  joiner.join(flows.phase, later_flows.phase);
+  joiner.join(flows.category, later_flows.category, string_id);
+  joiner.join(flows.thread, later_flows.thread, thread_index);
+  return joiner.moved();
 }
 
 template <typename Visit>
@@ -548,13 +562,11 @@ void TraceBuilder::absorb(TraceBuilder& later, unsigned workers) {
   const AbsorbMaps maps{strings, threads, static_cast<std::int32_t>(trace_.args.size()),
                         static_cast<std::int32_t>(trace_.device_args.size()),
                         static_cast<std::int32_t>(trace_.collective_args.size())};
+  std::array<std::size_t, 2> moved{};
   parallel_for(2, workers, [&](std::size_t half) {
-    if (half == 0) {
-      absorb_first_half(part, maps);
-    } else {
-      absorb_second_half(part, maps);
-    }
+    moved[half] = half == 0 ? absorb_first_half(part, maps) : absorb_second_half(part, maps);
   });
+  columns_moved_ += moved[0] + moved[1];
   absorb_begins_and_ends(later, first_event, threads);
   ImportStats& stats = trace_.stats;
   const ImportStats& more = part.stats;

@@ -39,6 +39,9 @@ class TraceBuilder {
   // matched against the `B` events still open here, counts and notes added. Parts after this
   // one may be absorbed in turn; a part that absorbed parts of its own may be absorbed.
   void absorb(TraceBuilder& later, unsigned workers = 1);
+  // How many columns absorb() joined by moving pages rather than copying values: lets a test
+  // see which way it went.
+  [[nodiscard]] std::size_t columns_moved() const { return columns_moved_; }
   // What was accepted rather than refused, for the TraceSet's notes.
   [[nodiscard]] const ImportNotes& notes() const { return notes_; }
 
@@ -103,8 +106,10 @@ class TraceBuilder {
     std::int32_t device_base;
     std::int32_t collective_base;
   };
-  void absorb_first_half(Trace& later, const AbsorbMaps& maps);
-  void absorb_second_half(Trace& later, const AbsorbMaps& maps);
+  // Each returns how many columns moved rather than copied.
+  std::size_t absorb_first_half(Trace& later, const AbsorbMaps& maps);
+  std::size_t absorb_second_half(Trace& later, const AbsorbMaps& maps);
+  std::size_t columns_moved_ = 0;
 
   // Calls visit(column) for each event column but the times: `half` 0 the 8-byte ones, 1 the
   // rest (about as many bytes). The one list of those columns for the time-order permute.
