@@ -199,8 +199,6 @@ void read_as_scheduled(PartBoard& board, Part& first, Part& second, PartSchedule
   }
 }
 
-std::size_t events_of(const Part& part) { return part.own_trace->events.size(); }
-
 // The parts one reading would have read: from the first, each that starts where the one before
 // stopped exactly.
 std::size_t parts_used(const std::vector<Part*>& parts) {
@@ -209,21 +207,13 @@ std::size_t parts_used(const std::vector<Part*>& parts) {
   return used;
 }
 
-// Absorbs parts [1, used) into the first in file order. The largest goes last, so that its
-// columns reach the time-order permute uncopied: parts after it are absorbed into it first, and
-// parts before it into the first part.
+// Absorbs parts [1, used) into the first, in file order: each part's own columns then move
+// into the first part's whole (a part that had absorbed another would be several mappings,
+// which the kernel does not move as one: its values would be copied).
 void absorb_parts(const std::vector<Part*>& parts, std::size_t used) {
-  std::size_t largest = 1;
-  for (std::size_t i = 2; i < used; ++i) {
-    if (events_of(*parts[i]) > events_of(*parts[largest])) largest = i;
-  }
   constexpr unsigned kWorkers = 2;
-  for (std::size_t i = largest + 1; i < used; ++i) {
-    parts[largest]->builder->absorb(*parts[i]->builder, kWorkers);
-  }
   TraceBuilder& builder = *parts.front()->builder;
-  for (std::size_t i = 1; i < largest; ++i) builder.absorb(*parts[i]->builder, kWorkers);
-  builder.absorb(*parts[largest]->builder, kWorkers);
+  for (std::size_t i = 1; i < used; ++i) builder.absorb(*parts[i]->builder, kWorkers);
   for (std::size_t i = 1; i < used; ++i) {
     parts.front()->splitter->append_later_part(*parts[i]->splitter);
   }
