@@ -30,31 +30,24 @@ class Before {
   std::span<const std::int64_t> dur_ns_;
 };
 
-// An event's sequence, with `rest`'s numbered after `first`'s.
+// An event's sequence.
 class SequenceOf {
  public:
-  SequenceOf(const EventSequences& sequences, std::size_t events) : sequences_(sequences) {
-    rest_base_ = count_of(sequences.first);
-    count_ = rest_base_ + count_of(sequences.rest);
-    usable_ = sequences.first.size() + sequences.rest.size() == events && count_ <= kMostSequences;
+  SequenceOf(std::span<const std::uint32_t> sequences, std::size_t events) : sequences_(sequences) {
+    count_ = sequences.empty()
+                 ? 0
+                 : std::size_t{*std::max_element(sequences.begin(), sequences.end())} + 1;
+    usable_ = sequences.size() == events && count_ <= kMostSequences;
   }
   // False when the numbering does not cover the events: they are then sorted as one.
   [[nodiscard]] bool usable() const { return usable_; }
   [[nodiscard]] std::size_t count() const { return count_; }
-  [[nodiscard]] std::size_t operator()(std::size_t event) const {
-    const std::size_t in_first = sequences_.first.size();
-    return event < in_first ? sequences_.first[event]
-                            : rest_base_ + sequences_.rest[event - in_first];
-  }
+  [[nodiscard]] std::size_t operator()(std::size_t event) const { return sequences_[event]; }
 
  private:
   // Thread indices are dense; a numbering far sparser than that is not worth a count per value.
   static constexpr std::size_t kMostSequences = std::size_t{1} << 20;
-  static std::size_t count_of(std::span<const std::uint32_t> ids) {
-    return ids.empty() ? 0 : std::size_t{*std::max_element(ids.begin(), ids.end())} + 1;
-  }
-  EventSequences sequences_;
-  std::size_t rest_base_ = 0;
+  std::span<const std::uint32_t> sequences_;
   std::size_t count_ = 0;
   bool usable_ = false;
 };
@@ -220,7 +213,7 @@ std::size_t merge_split(std::span<const EventIndex> first, std::span<const Event
 // found by a binary search.
 std::vector<EventIndex> time_order(std::span<const std::int64_t> start_ns,
                                    std::span<const std::int64_t> dur_ns,
-                                   const EventSequences& sequences, unsigned threads) {
+                                   std::span<const std::uint32_t> sequences, unsigned threads) {
   const Before before(start_ns, dur_ns);
   const SequenceOf sequence_of(sequences, start_ns.size());
   const std::size_t n = start_ns.size();

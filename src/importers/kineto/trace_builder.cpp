@@ -614,8 +614,7 @@ void TraceBuilder::drop_unmatched_begins() {
 
 void TraceBuilder::sort_events(unsigned threads) {
   EventTable& e = trace_.events;
-  std::vector<EventIndex> order =
-      time_order(e.start_ns, e.dur_ns, EventSequences{.first = e.thread, .rest = {}}, threads);
+  std::vector<EventIndex> order = time_order(e.start_ns, e.dur_ns, e.thread, threads);
   if (std::is_sorted(order.begin(), order.end())) return;
   // With two threads the 8-byte columns and the event lengths go on one, the rest on the other,
   // each with its own scratch: the split that measured closest to even (the halves within 2-8 ms
