@@ -2,6 +2,7 @@
 #include "stepscope/column.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -80,8 +81,9 @@ TEST(Column, GrowsPastAMovableReservation) {
 template <typename T>
 void check_append_moving(std::size_t earlier, std::size_t later, bool earlier_movable,
                          bool later_movable) {
-  constexpr std::size_t kPageSlack = 2 * 4096;  // pages of 4 KiB, or whatever the page, >= 1 byte
-  Column<T> to = counting<T>(earlier, 0, earlier_movable, earlier + later + kPageSlack);
+  // Room for the two partial pages: two pages' worth of even 1-byte values.
+  const auto page_slack = 2 * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  Column<T> to = counting<T>(earlier, 0, earlier_movable, earlier + later + page_slack);
   Column<T> from = counting<T>(later, static_cast<std::int64_t>(earlier), later_movable);
   const bool moved = to.append_moving(from);
   EXPECT_EQ(moved, later > 0 && earlier_movable && later_movable && kPagesMove)
