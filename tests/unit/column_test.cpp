@@ -141,12 +141,13 @@ TEST(Column, AppendMovingThroughAMapRewritesEveryValue) {
 }
 
 TEST(Column, AppendMovingWithoutRoomCopies) {
+  const auto per_page = static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE)) / 8;
   Column<std::int64_t> to;
-  to.reserve_movable(10);  // one page: 512 values
-  for (std::int64_t i = 0; i < 500; ++i) to.push_back(i);
-  Column<std::int64_t> from = counting<std::int64_t>(5000, 500, true);
+  to.reserve_movable(10);  // one page
+  for (std::int64_t i = 0; i < per_page - 12; ++i) to.push_back(i);
+  Column<std::int64_t> from = counting<std::int64_t>(10 * per_page, per_page - 12, true);
   EXPECT_FALSE(to.append_moving(from));
-  EXPECT_EQ(as_vector(to), as_vector(counting<std::int64_t>(5500, 0, false)));
+  EXPECT_EQ(as_vector(to), as_vector(counting<std::int64_t>(11 * per_page - 12, 0, false)));
 }
 
 TEST(Column, AColumnThatTookPagesOverCanGiveThemOnAndGrow) {
