@@ -62,7 +62,7 @@ class Column {
   Column(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
   explicit Column(std::size_t count, const T& value = T()) { assign(count, value); }
   template <typename It>
-  requires std::input_iterator<It> Column(It first, It last) { assign(first, last); }
+  requires std::forward_iterator<It> Column(It first, It last) { assign(first, last); }
   Column(const Column& other) { assign(other.begin(), other.end()); }
   Column(Column&& other) noexcept
       : block_(std::exchange(other.block_, {})), size_(std::exchange(other.size_, 0)) {}
@@ -95,15 +95,12 @@ class Column {
   T* end() { return data() + size_; }
   const T* begin() const { return data(); }
   const T* end() const { return data() + size_; }
-  const T* cbegin() const { return data(); }
-  const T* cend() const { return data() + size_; }
   operator std::span<const T>() const { return {data(), size_}; }  // NOLINT: a view, implicit
 
   void push_back(const T& value) {
     if (size_ == capacity()) grow_for(size_ + 1);
     data()[size_++] = value;
   }
-  void pop_back() { --size_; }
   void reserve(std::size_t count) {
     if (count > capacity()) resize_block(count);
   }
@@ -127,7 +124,7 @@ class Column {
     resize(count, value);
   }
   template <typename It>
-  requires std::input_iterator<It>
+  requires std::forward_iterator<It>
   void assign(It first, It last) {
     clear();
     insert(end(), first, last);
@@ -135,20 +132,13 @@ class Column {
   // Inserts [first, last), which may not be this column's own values, before `at`; returns where
   // the first inserted value went.
   template <typename It>
-  requires std::input_iterator<It> T* insert(const T* at, It first, It last) {
+  requires std::forward_iterator<It> T* insert(const T* at, It first, It last) {
     const auto offset = static_cast<std::size_t>(at - data());
-    if constexpr (std::forward_iterator<It>) {
-      const auto count = static_cast<std::size_t>(std::distance(first, last));
-      if (size_ + count > capacity()) grow_for(size_ + count);
-      std::copy_backward(data() + offset, data() + size_, data() + size_ + count);
-      std::copy(first, last, data() + offset);
-      size_ += count;
-    } else {
-      Column tail(data() + offset, data() + size_);
-      size_ = offset;
-      for (; first != last; ++first) push_back(*first);
-      insert(end(), tail.begin(), tail.end());
-    }
+    const auto count = static_cast<std::size_t>(std::distance(first, last));
+    if (size_ + count > capacity()) grow_for(size_ + count);
+    std::copy_backward(data() + offset, data() + size_, data() + size_ + count);
+    std::copy(first, last, data() + offset);
+    size_ += count;
     return data() + offset;
   }
   T* insert(const T* at, const T& value) {
@@ -173,45 +163,39 @@ class Column {
   template <typename Map>
   bool append_moving(Column& later, const Map& map) {
     const std::size_t count = later.size_;
-    if (std::byte* moved = column_storage::move_pages_after(block_, size_ * sizeof(T), later.block_,
-                                                            count * sizeof(T))) {
-      later.size_ = 0;
-      // Forward, value by value: each is read before any write reaches it (the gap before the
-      // moved values is less than a page, and the values only move down).
-      T* to = data() + size_;
-      for (std::size_t i = 0; i < count; ++i) {
-        T value;
-        std::memcpy(&value, moved + i * sizeof(T), sizeof(T));
-        to[i] = static_cast<T>(map(value));
+    std::byte* moved = column_storage::move_pages_after(block_, size_ * sizeof(T), later.block_,
+                                                        count * sizeof(T));
+    if (moved == nullptr && size_ + count > capacity()) grow_for(size_ + count);
+    const std::byte* from = moved != nullptr ? moved : reinterpret_cast<std::byte*>(later.data());
+    T* to = data() + size_;
+    if (count > 0) {
+      if constexpr (std::is_same_v<Map, AsIs>) {
+        std::memmove(to, from, count * sizeof(T));
+      } else {
+        // Forward, value by value: moved values are each read before any write reaches them
+        // (the gap before them is less than a page, and they only move down).
+        for (std::size_t i = 0; i < count; ++i) {
+          T value;
+          std::memcpy(&value, from + i * sizeof(T), sizeof(T));
+          to[i] = static_cast<T>(map(value));
+        }
       }
-      size_ += count;
-      return true;
     }
-    if (size_ + count > capacity()) grow_for(size_ + count);
-    for (const T& value : later) data()[size_++] = static_cast<T>(map(value));
+    size_ += count;
     Column().swap(later);
-    return false;
+    return moved != nullptr;
   }
   // The same, the values as they are.
-  bool append_moving(Column& later) {
-    const std::size_t count = later.size_;
-    if (std::byte* moved = column_storage::move_pages_after(block_, size_ * sizeof(T), later.block_,
-                                                            count * sizeof(T))) {
-      later.size_ = 0;
-      std::memmove(data() + size_, moved, count * sizeof(T));
-      size_ += count;
-      return true;
-    }
-    insert(end(), later.begin(), later.end());
-    Column().swap(later);
-    return false;
-  }
+  bool append_moving(Column& later) { return append_moving(later, AsIs{}); }
 
   friend bool operator==(const Column& a, const Column& b) {
     return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
   }
 
  private:
+  struct AsIs {
+    T operator()(const T& value) const { return value; }
+  };
   static std::size_t bytes_for(std::size_t count) {
     if (count > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
     return count * sizeof(T);
