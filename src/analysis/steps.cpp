@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 
+#include "analysis/index_ranks.h"
 #include "analysis/iterations.h"
 #include "analysis/name_test.h"
 #include "analysis/sort_doubles.h"
@@ -108,7 +109,7 @@ std::vector<Step> single_tb_step(const Trace& trace) {
 }
 
 struct CallSpan {
-  EventIndex call;
+  EventIndex call = kNoEvent;
   std::int64_t first_device_start = std::numeric_limits<std::int64_t>::max();
   std::int64_t last_device_end = std::numeric_limits<std::int64_t>::min();
   std::int64_t activities = 0;
@@ -122,38 +123,36 @@ bool counts_as_device_activity(EventClass c, Mode mode) {
   return is_device_activity(c) && (mode != Mode::kCompatTb || c != EventClass::kAcceleratorKernel);
 }
 
-// Launch calls with the span of the device activity they own, sorted by call start.
+// The launch call that owns device activity i, if it counts in this mode.
+EventIndex counted_launch(const EventTable& e, EventIndex i, Mode mode) {
+  if (!counts_as_device_activity(e.event_class[i], mode)) return kNoEvent;
+  const EventIndex call = e.launcher[i];
+  if (call == kNoEvent || !counts_as_launch(e.event_class[call], mode)) return kNoEvent;
+  return call;
+}
+
+// Launch calls with the span of the device activity they own, sorted by call start. Spans are
+// numbered by their call's place in event order, which is start order, so they come sorted
+// however the streams interleave; calls that start together come in event order.
 std::vector<CallSpan> launch_call_spans(const Trace& trace, Mode mode) {
   const EventTable& e = trace.events;
-  std::vector<CallSpan> spans;
-  std::vector<std::int32_t> span_of_call(e.size(), -1);
+  IndexRanks calls(e.size());
   for (const EventIndex i : e.device_activities) {
-    if (!counts_as_device_activity(e.event_class[i], mode)) continue;
-    const EventIndex call = e.launcher[i];
-    if (call == kNoEvent || !counts_as_launch(e.event_class[call], mode)) continue;
-    if (span_of_call[call] < 0) {
-      span_of_call[call] = static_cast<std::int32_t>(spans.size());
-      spans.push_back(CallSpan{call});
-    }
-    CallSpan& span = spans[span_of_call[call]];
+    const EventIndex call = counted_launch(e, i, mode);
+    if (call != kNoEvent) calls.insert(static_cast<std::uint32_t>(call));
+  }
+  calls.number();
+  std::vector<CallSpan> spans(calls.size());
+  for (const EventIndex i : e.device_activities) {
+    const EventIndex call = counted_launch(e, i, mode);
+    if (call == kNoEvent) continue;
+    CallSpan& span = spans[calls.rank(static_cast<std::uint32_t>(call))];
+    span.call = call;
     span.first_device_start = std::min(span.first_device_start, e.start_ns[i]);
     span.last_device_end = std::max(span.last_device_end, e.end_ns(i));
     ++span.activities;
   }
-  // Spans open in the order of their first activity; with several streams that is not call
-  // order. Event order is start order, so reading the spans off the call column in event order
-  // sorts them in one pass. Calls that start together may come in any order: matching them to
-  // steps does not depend on it.
-  auto by_call_start = [&e](const CallSpan& a, const CallSpan& b) {
-    return e.start_ns[a.call] < e.start_ns[b.call];
-  };
-  if (std::is_sorted(spans.begin(), spans.end(), by_call_start)) return spans;
-  std::vector<CallSpan> in_call_order;
-  in_call_order.reserve(spans.size());
-  for (const std::int32_t span : span_of_call) {
-    if (span >= 0) in_call_order.push_back(spans[static_cast<std::size_t>(span)]);
-  }
-  return in_call_order;
+  return spans;
 }
 
 struct DeviceMatch {
