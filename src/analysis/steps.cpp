@@ -199,6 +199,8 @@ std::int64_t first_step_floor(const Trace& trace, const std::vector<Step>& steps
     if (match.call_matched[c]) matched_call[calls[c].call] = true;
   }
   for (const EventIndex i : e.device_activities) {
+    // Activities come in start order: none after this one can end before step 0's work starts.
+    if (e.start_ns[i] >= first_device_start) break;
     if (!counts_as_device_activity(e.event_class[i], mode)) continue;
     const EventIndex call = e.launcher[i];
     if (call != kNoEvent && matched_call[call]) continue;
