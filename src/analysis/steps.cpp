@@ -10,11 +10,10 @@
 #include <numeric>
 #include <optional>
 
-#include "analysis/index_ranks.h"
 #include "analysis/iterations.h"
+#include "analysis/launch_match.h"
 #include "analysis/name_test.h"
 #include "analysis/sort_doubles.h"
-#include "concurrency/parallel_for.h"
 
 namespace stepscope {
 
@@ -108,115 +107,36 @@ std::vector<Step> single_tb_step(const Trace& trace) {
   return {step};
 }
 
-struct CallSpan {
-  EventIndex call = kNoEvent;
-  std::int64_t first_device_start = std::numeric_limits<std::int64_t>::max();
-  std::int64_t last_device_end = std::numeric_limits<std::int64_t>::min();
-  std::int64_t activities = 0;
-};
-
-bool counts_as_launch(EventClass c, Mode mode) {
-  return c == EventClass::kRuntime || (mode != Mode::kCompatTb && c == EventClass::kDriver);
-}
-
-bool counts_as_device_activity(EventClass c, Mode mode) {
-  return is_device_activity(c) && (mode != Mode::kCompatTb || c != EventClass::kAcceleratorKernel);
-}
-
-// The launch call that owns device activity i, if it counts in this mode.
-EventIndex counted_launch(const EventTable& e, EventIndex i, Mode mode) {
-  if (!counts_as_device_activity(e.event_class[i], mode)) return kNoEvent;
-  const EventIndex call = e.launcher[i];
-  if (call == kNoEvent || !counts_as_launch(e.event_class[call], mode)) return kNoEvent;
-  return call;
-}
-
-// Launch calls with the span of the device activity they own, sorted by call start. Spans are
-// numbered by their call's place in event order, which is start order, so they come sorted
-// however the streams interleave; calls that start together come in event order.
-std::vector<CallSpan> launch_call_spans(const Trace& trace, Mode mode) {
-  const EventTable& e = trace.events;
-  IndexRanks calls(e.size());
-  for (const EventIndex i : e.device_activities) {
-    const EventIndex call = counted_launch(e, i, mode);
-    if (call != kNoEvent) calls.insert(static_cast<std::uint32_t>(call));
-  }
-  calls.number();
-  std::vector<CallSpan> spans(calls.size());
-  for (const EventIndex i : e.device_activities) {
-    const EventIndex call = counted_launch(e, i, mode);
-    if (call == kNoEvent) continue;
-    CallSpan& span = spans[calls.rank(static_cast<std::uint32_t>(call))];
-    span.call = call;
-    span.first_device_start = std::min(span.first_device_start, e.start_ns[i]);
-    span.last_device_end = std::max(span.last_device_end, e.end_ns(i));
-    ++span.activities;
-  }
-  return spans;
-}
-
-struct DeviceMatch {
-  std::vector<std::int64_t> first_start;
-  std::vector<std::int64_t> last_end;
-  std::vector<bool> call_matched;  // per CallSpan
-  bool any = false;
-};
-
-// Two-pointer walk: a call belongs to the step whose host span contains it entirely.
-DeviceMatch match_calls_to_steps(const Trace& trace, std::vector<Step>& steps,
-                                 const std::vector<CallSpan>& calls) {
-  const EventTable& e = trace.events;
-  DeviceMatch match;
-  match.first_start.assign(steps.size(), std::numeric_limits<std::int64_t>::max());
-  match.last_end.assign(steps.size(), std::numeric_limits<std::int64_t>::min());
-  match.call_matched.assign(calls.size(), false);
-  std::size_t step = 0;
-  for (std::size_t c = 0; c < calls.size(); ++c) {
-    const std::int64_t call_start = e.start_ns[calls[c].call];
-    const std::int64_t call_end = e.end_ns(calls[c].call);
-    while (step < steps.size() && call_start >= steps[step].host_end_ns) ++step;
-    if (step >= steps.size()) break;
-    if (call_start < steps[step].host_start_ns || call_end > steps[step].host_end_ns) continue;
-    match.first_start[step] = std::min(match.first_start[step], calls[c].first_device_start);
-    match.last_end[step] = std::max(match.last_end[step], calls[c].last_device_end);
-    steps[step].device_activities += calls[c].activities;
-    match.call_matched[c] = true;
-    match.any = true;
-  }
-  return match;
-}
-
 // Where step 0 may start: after unmatched GPU work that ends before its own first activity.
 std::int64_t first_step_floor(const Trace& trace, const std::vector<Step>& steps,
-                              const DeviceMatch& match, const std::vector<CallSpan>& calls,
-                              Mode mode) {
+                              std::int64_t first_device_start, Mode mode) {
   std::int64_t floor = steps.front().host_start_ns;
   if (steps.front().device_activities == 0) return floor;
-  const std::int64_t first_device_start = match.first_start.front();
   const EventTable& e = trace.events;
-  std::vector<bool> matched_call(e.size(), false);
-  for (std::size_t c = 0; c < calls.size(); ++c) {
-    if (match.call_matched[c]) matched_call[calls[c].call] = true;
-  }
+  const StepOfCall step_of_call(steps);
   for (const EventIndex i : e.device_activities) {
     // Activities come in start order: none after this one can end before step 0's work starts.
     if (e.start_ns[i] >= first_device_start) break;
     if (!counts_as_device_activity(e.event_class[i], mode)) continue;
-    const EventIndex call = e.launcher[i];
-    if (call != kNoEvent && matched_call[call]) continue;
+    const EventIndex call = counted_launch(e, i, mode);
+    if (call != kNoEvent &&
+        step_of_call.find(e.start_ns[call], e.end_ns(call)) != StepOfCall::kNone) {
+      continue;  // matched: part of some step's work
+    }
     if (e.end_ns(i) < first_device_start) floor = std::max(floor, e.end_ns(i));
   }
   return floor;
 }
 
-void rebase(std::vector<Step>& steps, const DeviceMatch& match, std::int64_t previous_end) {
+void rebase(std::vector<Step>& steps, const std::vector<StepDevice>& devices,
+            std::int64_t previous_end) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
     Step& step = steps[i];
     step.start_ns = std::max(previous_end, step.host_start_ns);
     if (step.device_activities == 0) {
       step.end_ns = std::max(step.host_end_ns, step.start_ns);
     } else {
-      step.end_ns = std::max({step.host_end_ns, match.last_end[i], step.start_ns});
+      step.end_ns = std::max({step.host_end_ns, devices[i].last_end, step.start_ns});
     }
     previous_end = step.end_ns;
   }
@@ -331,17 +251,7 @@ std::vector<const Step*> StepsResult::kept() const& {
 StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
   StepsResult result;
   const Mode mode = options.mode == Mode::kCompatTb ? Mode::kCompatTb : Mode::kNative;
-  // The two passes over the trace are independent: with a second thread, the launch calls'
-  // spans are found beside the host steps, even though a trace without steps will not use them
-  // (every other analysis waits for this one).
-  std::optional<std::vector<CallSpan>> calls;
-  parallel_for(options.threads >= 2 ? 2 : 1, options.threads, [&](std::size_t part) {
-    if (part == 0) {
-      result.steps = host_steps(trace, mode, result.notes);
-    } else {
-      calls = launch_call_spans(trace, mode);
-    }
-  });
+  result.steps = host_steps(trace, mode, result.notes);
   if (result.steps.empty() && mode == Mode::kCompatTb) result.steps = single_tb_step(trace);
   const bool inferred =
       result.steps.empty() && options.mode == Mode::kNative && options.infer_iterations;
@@ -355,10 +265,16 @@ StepsResult find_steps(const Trace& trace, const AnalysisOptions& options) {
     step.end_ns = step.host_end_ns;
   }
   if (!result.steps.empty()) {
-    if (!calls) calls = launch_call_spans(trace, mode);
-    const DeviceMatch match = match_calls_to_steps(trace, result.steps, *calls);
-    if (match.any) {
-      rebase(result.steps, match, first_step_floor(trace, result.steps, match, *calls, mode));
+    const std::vector<StepDevice> devices =
+        match_device_work(trace, result.steps, mode, options.threads);
+    bool any = false;
+    for (std::size_t i = 0; i < result.steps.size(); ++i) {
+      result.steps[i].device_activities = devices[i].activities;
+      any = any || devices[i].activities > 0;
+    }
+    if (any) {
+      rebase(result.steps, devices,
+             first_step_floor(trace, result.steps, devices.front().first_start, mode));
       result.rebased = true;
       // The profiler cuts its last step short; a repeated region is always whole.
       if (!inferred) trim_tail(result.steps);

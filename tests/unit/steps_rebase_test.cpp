@@ -54,5 +54,48 @@ TEST(StepsRebase, ACallOfSeveralActivitiesSpansThemAll) {
   EXPECT_EQ(steps.steps[1].end_ns, 200'000);
 }
 
+TEST(StepsRebase, TwoThreadsMatchAsOne) {
+  // Enough calls that the halves split inside the trace; graph launches own kernels on both
+  // streams, and the device lags the host so that calls of one step run during the next.
+  TraceFixture fixture;
+  constexpr int kSteps = 4;
+  constexpr int kCallsPerStep = 120;
+  std::int64_t correlation = 1;
+  for (int s = 0; s < kSteps; ++s) {
+    const double step_start = 1000.0 * s;
+    fixture.step(s + 1, step_start, 1000);
+    for (int c = 0; c < kCallsPerStep; ++c) {
+      const double call = step_start + 2 + 8 * c;
+      const bool graph = c % 10 == 3;
+      fixture.runtime(graph ? "cudaGraphLaunch" : "cudaLaunchKernel", call, 4, correlation);
+      const double device = call + 300 + (c % 7) * 5;
+      fixture.kernel("k", device, 3, correlation, c % 2 == 0 ? 7 : 8);
+      if (graph) fixture.kernel("g", device + 4, 3, correlation, 9);
+      ++correlation;
+    }
+  }
+  const Trace trace = fixture.load();
+  AnalysisOptions one;
+  one.threads = 1;
+  AnalysisOptions two;
+  two.threads = 2;
+  const StepsResult a = find_steps(trace, one);
+  const StepsResult b = find_steps(trace, two);
+  ASSERT_TRUE(a.rebased);
+  ASSERT_EQ(a.steps.size(), static_cast<std::size_t>(kSteps));
+  ASSERT_EQ(b.steps.size(), a.steps.size());
+  std::int64_t activities = 0;
+  for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    EXPECT_EQ(b.steps[i].start_ns, a.steps[i].start_ns) << i;
+    EXPECT_EQ(b.steps[i].end_ns, a.steps[i].end_ns) << i;
+    EXPECT_EQ(b.steps[i].device_activities, a.steps[i].device_activities) << i;
+    EXPECT_EQ(b.steps[i].status, a.steps[i].status) << i;
+    activities += a.steps[i].device_activities;
+  }
+  EXPECT_EQ(activities, kSteps * (kCallsPerStep + kCallsPerStep / 10));
+  // Each step ends with its last call's work, past its host end.
+  EXPECT_GT(a.steps[0].end_ns, a.steps[0].host_end_ns);
+}
+
 }  // namespace
 }  // namespace stepscope
