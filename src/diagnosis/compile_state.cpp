@@ -19,10 +19,21 @@ bool is_compiled_region(std::string_view name) {
          name.starts_with("TorchDynamo Cache Lookup");
 }
 
+bool names_any(const Trace& trace) {
+  for (StringId id = 0; id < static_cast<StringId>(trace.strings.size()); ++id) {
+    const std::string_view text = trace.strings.view(id);
+    if (is_graph_launch(text) || is_triton_kernel(text) || is_compiled_region(text)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 CompileState compile_state(const Trace& trace) {
   CompileState state;
+  // Most traces hold none of these names: their distinct strings (thousands, where events are
+  // millions) say so.
+  if (!names_any(trace)) return state;
   const EventTable& e = trace.events;
   // Each test once per distinct name: the pass visits every event of the trace.
   NameTest<is_graph_launch> graph_launch(trace);
