@@ -18,7 +18,7 @@ struct Call {
 };
 
 // The walk find_steps used to make: one pointer over the steps that only moves forward.
-std::vector<std::size_t> walk(const std::vector<Step>& steps, std::vector<Call> calls) {
+std::vector<std::size_t> walk(const std::vector<Step>& steps, const std::vector<Call>& calls) {
   std::vector<std::size_t> found;
   std::size_t step = 0;
   for (const Call& call : calls) {
