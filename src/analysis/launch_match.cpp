@@ -8,13 +8,18 @@
 
 namespace stepscope {
 
-bool counts_as_launch(EventClass c, Mode mode) {
-  return c == EventClass::kRuntime || (mode != Mode::kCompatTb && c == EventClass::kDriver);
-}
-
 bool counts_as_device_activity(EventClass c, Mode mode) {
   return is_device_activity(c) && (mode != Mode::kCompatTb || c != EventClass::kAcceleratorKernel);
 }
+
+namespace {
+
+// compat-tb, as the TensorBoard plugin, counts runtime calls only.
+bool counts_as_launch(EventClass c, Mode mode) {
+  return mode == Mode::kCompatTb ? c == EventClass::kRuntime : is_launch_call(c);
+}
+
+}  // namespace
 
 EventIndex counted_launch(const EventTable& e, EventIndex i, Mode mode) {
   if (!counts_as_device_activity(e.event_class[i], mode)) return kNoEvent;

@@ -14,10 +14,9 @@
 
 namespace stepscope {
 
-// Device activities and launch calls as the mode counts them (compat-tb as the TensorBoard
-// plugin: no accelerator kernels other than GPU ones, and runtime calls only).
+// Device activities as the mode counts them (compat-tb as the TensorBoard plugin: no
+// accelerator kernels other than GPU ones).
 bool counts_as_device_activity(EventClass c, Mode mode);
-bool counts_as_launch(EventClass c, Mode mode);
 
 // The step that holds a launch call. Matching calls in start order to steps with a pointer that
 // only moves forward gives a call the first step ending after it starts, if that step holds it;
