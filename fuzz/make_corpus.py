@@ -7,6 +7,7 @@ subtly broken variants of them. Deterministic; a few hundred kilobytes at most.
                                                              # two option bytes in front
     python3 fuzz/make_corpus.py --snapshot build/fuzz/corpus-snapshot # memory-snapshot pickles
     python3 fuzz/make_corpus.py --plan build/fuzz/corpus-plan   # memory-plan measurements
+    python3 fuzz/make_corpus.py --nsys build/fuzz/corpus-nsys   # Nsight Systems SQLite exports
 """
 
 from __future__ import annotations
@@ -660,6 +661,104 @@ def plan_seeds() -> Iterator[tuple[str, str]]:
     yield "plan-batches-equal", json.dumps(plan_measurement(batch_a=16))
 
 
+# The tables of an Nsight Systems SQLite export that the reader looks at, with the columns it
+# reads and some it skips (NVIDIA's SQLite schema reference), kept small for the fuzzer.
+NSYS_SCHEMA = """
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT NOT NULL);
+CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+CREATE TABLE TARGET_INFO_GPU (id INTEGER NOT NULL, name TEXT, totalMemory INTEGER,
+  smCount INTEGER, cuDevice INTEGER, computeMajor INTEGER, computeMinor INTEGER,
+  maxWarpsPerSm INTEGER, threadsPerWarp INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+  returnValue INTEGER NOT NULL, callchainId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER NOT NULL,
+  registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, gridY INTEGER NOT NULL,
+  gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL,
+  srcKind INTEGER, dstKind INTEGER);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
+  text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);
+CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL,
+  bytes INTEGER NOT NULL, memKind INTEGER NOT NULL, memoryOperationType INTEGER NOT NULL);
+"""
+
+
+def nsys_export(steps: int, with_gpu: bool, step_name: str) -> bytes:
+    """One small export: `steps` NVTX step ranges, each with a launch, a kernel and a copy."""
+    import os
+    import sqlite3
+    import tempfile
+
+    tid = (100 << 24) | 1
+    pid = 100 << 24
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "seed.sqlite")
+        db = sqlite3.connect(path)
+        db.executescript(NSYS_SCHEMA)
+        db.executemany(
+            "INSERT INTO StringIds VALUES (?, ?)",
+            [(1, "cudaLaunchKernel_v7000"), (2, "_Z6kernelPfi"), (3, "python3"),
+             (4, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"), (5, "cudaMemcpyAsync_v3020")],
+        )
+        db.execute("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.15.1')")
+        db.execute("INSERT INTO ThreadNames VALUES (3, 0, ?)", (tid,))
+        db.execute(
+            "INSERT INTO TARGET_INFO_GPU VALUES (0, 'Test GPU', 85899345920, 132, 0, 9, 0, 64, 32)"
+        )
+        for s in range(steps):
+            t0 = s * 1_000_000
+            db.execute(
+                "INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, ?, ?, NULL, NULL, 0)",
+                (t0, t0 + 900_000, step_name.format(s), tid),
+            )
+            db.execute(
+                "INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, 'aten::mm, seq = 3, sizes = [[8, 16], "
+                "[16, 4]]', ?, NULL, NULL, 0)",
+                (t0 + 1_000, t0 + 50_000, tid),
+            )
+            if not with_gpu:
+                continue
+            db.execute(
+                "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 1, ?, ?, 1, 0, NULL)",
+                (t0 + 2_000, t0 + 7_000, tid, 2 * s + 1),
+            )
+            db.execute(
+                "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+                "(?, ?, 0, 1, 7, ?, ?, ?, ?, 64, 108, 1, 1, 256, 1, 1, 0, 0)",
+                (t0 + 10_000, t0 + 600_000, 2 * s + 1, pid, 2 + 2 * (s % 2), 2 + 2 * (s % 2)),
+            )
+            db.execute(
+                "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 1, ?, ?, 5, 0, NULL)",
+                (t0 + 8_000, t0 + 9_000, tid, 2 * s + 2),
+            )
+            db.execute(
+                "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, 0, 1, 7, ?, ?, 4096, 1, 2, 3)",
+                (t0 + 600_000, t0 + 610_000, 2 * s + 2, pid),
+            )
+            db.execute(
+                "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (?, ?, 0, 1, ?, 1024, 3, ?)",
+                (t0 + 5_000, pid, 4096 + s, s % 2),
+            )
+        db.commit()
+        db.close()
+        with open(path, "rb") as seed:
+            return seed.read()
+
+
+def nsys_seeds() -> Iterator[tuple[str, bytes]]:
+    yield "nsys-steps", nsys_export(3, True, "ProfilerStep#{}")
+    yield "nsys-train-step", nsys_export(4, True, "train_step")
+    yield "nsys-host-only", nsys_export(2, False, "step {}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -678,9 +777,19 @@ def main() -> None:
         action="store_true",
         help="memory-plan measurements, with fuzz_plan_measurement's option byte in front",
     )
+    parser.add_argument(
+        "--nsys", action="store_true", help="Nsight Systems SQLite exports (fuzz_nsys_sqlite)"
+    )
     options = parser.parse_args()
     options.corpus.mkdir(parents=True, exist_ok=True)
     count = 0
+    if options.nsys:
+        for name, blob in nsys_seeds():
+            digest = hashlib.sha1(blob).hexdigest()[:12]
+            (options.corpus / f"{name}-{digest}.sqlite").write_bytes(blob)
+            count += 1
+        print(f"wrote {count} seeds to {options.corpus}")
+        return
     if options.snapshot:
         for name, blob in snapshot_seeds():
             digest = hashlib.sha1(blob).hexdigest()[:12]

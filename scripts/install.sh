@@ -10,7 +10,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(build-essential cmake ninja-build libsimdjson-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libisal-dev clang clang-format
+          libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libisal-dev libsqlite3-dev clang clang-format
           clang-tidy libclang-rt-14-dev)
 
 if [[ "${STEPSCOPE_SKIP_APT:-0}" != 1 ]]; then

@@ -22,6 +22,7 @@
 #include "render/terminal/steps_text.h"
 #include "render/text_format.h"
 #include "report/report_model.h"
+#include "stepscope/analysis/data_loading.h"
 #include "stepscope/job/job_report.h"
 
 namespace stepscope {
@@ -54,12 +55,16 @@ std::string rank_header(const RankReport& rank, std::size_t width) {
     device =
         fmt::format(", {} × {}", trace.devices.size(), printable(trace.devices.front().name, 40));
   }
+  std::string producer;
+  if (trace.origin.format == TraceFormat::kNsightSqlite && !trace.origin.producer.empty()) {
+    producer = fmt::format(" · {}", printable(trace.origin.producer, 80));
+  }
   std::string out = "\n";
   out += render::wrap_hanging(
       "━━ ",
-      fmt::format("rank {} ({}) · {} · {} events, {} input, {:.0f} B/event in memory{}", trace.rank,
-                  rank_origin(trace.rank_source), printable(trace.source_path, 80),
-                  format_count(trace.stats.events_seen),
+      fmt::format("rank {} ({}) · {}{} · {} events, {} input, {:.0f} B/event in memory{}",
+                  trace.rank, rank_origin(trace.rank_source), printable(trace.source_path, 80),
+                  producer, format_count(trace.stats.events_seen),
                   format_bytes(static_cast<std::int64_t>(trace.stats.input_bytes)),
                   static_cast<double>(trace.bytes()) /
                       static_cast<double>(std::max<std::uint64_t>(trace.stats.events_seen, 1)),
@@ -81,18 +86,52 @@ std::string skipped_events(const Trace& trace) {
   return out;
 }
 
+// Whether any name in the trace is a DataLoader span (the strings, not the events: far fewer).
+bool names_data_loading(const Trace& trace) {
+  for (StringId id = 0; id < trace.strings.size(); ++id) {
+    if (is_data_loader_span(trace.strings.view(id))) return true;
+  }
+  return false;
+}
+
+// What an Nsight Systems export does not hold, each with how to record it.
+std::vector<std::string> not_in_nsight_export(const RankAnalyses& a) {
+  std::vector<std::string> missing;
+  if (is_cpu_only(*a.trace)) {
+    missing.emplace_back("GPU kernels, copies and communication (nsys profile --trace=cuda,nvtx)");
+  }
+  if (!a.modules.applicable) {
+    missing.emplace_back(
+        "modules and file:line (Nsight exports have none: a PyTorch profiler trace with "
+        "with_stack=True)");
+  }
+  if (!a.compute_efficiency.applicable && !a.steps.kept().empty()) {
+    missing.emplace_back(
+        "FLOPs and op shapes (torch.autograd.profiler.emit_nvtx(record_shapes=True))");
+  }
+  if (!names_data_loading(*a.trace)) {
+    missing.emplace_back("DataLoader waits (an NVTX range named data_loading around each fetch)");
+  }
+  if (!a.memory.applicable) missing.emplace_back("memory (nsys profile --cuda-memory-usage=true)");
+  return missing;
+}
+
 // What the trace does not hold, each with how to record it: one line instead of empty sections.
 std::string not_in_trace(const RankAnalyses& a, std::size_t width) {
   std::vector<std::string> missing;
-  if (is_cpu_only(*a.trace)) {
-    missing.emplace_back(
-        "GPU kernels, copies and communication (profile with ProfilerActivity.CUDA)");
+  if (a.trace->origin.format == TraceFormat::kNsightSqlite) {
+    missing = not_in_nsight_export(a);
+  } else {
+    if (is_cpu_only(*a.trace)) {
+      missing.emplace_back(
+          "GPU kernels, copies and communication (profile with ProfilerActivity.CUDA)");
+    }
+    if (!a.modules.applicable) missing.emplace_back("modules and file:line (with_stack=True)");
+    if (!a.compute_efficiency.applicable && !a.steps.kept().empty()) {
+      missing.emplace_back("FLOPs (record_shapes=True or with_flops=True)");
+    }
+    if (!a.memory.applicable) missing.emplace_back("memory (profile_memory=True)");
   }
-  if (!a.modules.applicable) missing.emplace_back("modules and file:line (with_stack=True)");
-  if (!a.compute_efficiency.applicable && !a.steps.kept().empty()) {
-    missing.emplace_back("FLOPs (record_shapes=True or with_flops=True)");
-  }
-  if (!a.memory.applicable) missing.emplace_back("memory (profile_memory=True)");
   if (missing.empty()) return {};
   std::string list;
   for (const std::string& item : missing) {
