@@ -1,4 +1,6 @@
-// Loading traces: a file (`.json`, `.json.gz`) or a folder of them, one Trace per rank.
+// Loading traces: a file or a folder of them, one Trace per rank. A file's format is read from its
+// first bytes, not its name: PyTorch profiler (Kineto) JSON, plain or gzip-compressed, and Nsight
+// Systems SQLite exports.
 #pragma once
 
 #include <cstdint>
@@ -60,14 +62,15 @@ FolderMember load_folder_member(const std::string& file, std::int64_t order,
 void note_duplicate_ranks(const std::vector<std::int64_t>& ranks,
                           const std::vector<std::string>& files, std::vector<std::string>* notes);
 
-// Loads one file; gzip is recognised by its magic bytes, not by the name.
+// Loads one file, in whichever format its first bytes show.
 Result<Trace> load_trace_file(const std::string& path, const LoadOptions& options = {});
 
-// Loads a file or every `*.json` / `*.json.gz` in a folder (not recursive).
+// Loads a file, or every trace in a folder (not recursive): files named `*.json`, `*.json.gz`,
+// `*.sqlite`, `*.nsys-rep`, each read by the format its bytes show.
 Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options = {});
 
 // The JSON text of one event as the file holds it, read again from the trace's source file:
-// every `args` entry the importer does not keep is reachable this way.
+// every `args` entry the importer does not keep is reachable this way (JSON traces only).
 Result<std::string> event_json(const Trace& trace, EventIndex event);
 
 // Parses trace JSON held in memory (tests, fuzzing, Python). `name` stands for the file name.

@@ -101,19 +101,37 @@ struct ThreadInfo {
 
 // Arguments the analyses need, parsed eagerly into one row per event that has any of them.
 // Everything else in `args` stays reachable through the event's source byte range.
-// The row holds what host ops carry; the arguments of kernels and copies (DeviceArgs) and the
-// collective fields (CollectiveArgs) sit in side tables that a row references by index, -1 when
-// absent. Most rows are ops, and a row with every field was ~144 bytes, the largest single part
-// of a loaded trace; this one is 40.
+// The row holds what host ops carry; the description of an op's inputs (OpInputs), the
+// arguments of kernels and copies (DeviceArgs) and the collective fields (CollectiveArgs) sit in
+// side tables that a row references by index, -1 when absent. Most rows are ops, and a row with
+// every field was ~144 bytes, the largest single part of a loaded trace; this one is 32.
 struct EventArgs {
   // `Sequence number`: the profiler writes it for ops recorded while autograd builds a graph.
   std::int64_t sequence_number = kAbsent;
   std::int64_t flops = kAbsent;      // `flops`, recorded with with_flops=True
-  StringId input_dims = 0;           // raw JSON text of `Input Dims`, e.g. `[[8, 16], [16]]`
-  StringId input_types = 0;          // raw JSON text of `Input type`
-  StringId concrete_inputs = 0;      // raw JSON text of `Concrete Inputs`
+  std::int32_t inputs_row = -1;      // index into Trace::op_inputs
   std::int32_t device_row = -1;      // index into Trace::device_args
   std::int32_t collective_row = -1;  // index into Trace::collective_args
+};
+
+using Shape = std::vector<std::int64_t>;
+
+// What an op's arguments say about its inputs (recorded with record_shapes=True), read once by
+// the importer. Ops repeat a few such descriptions millions of times, so each distinct one is a
+// row of Trace::op_inputs that every op with it shares.
+struct OpInputs {
+  // One shape per input: empty for an input that is not a tensor (a scalar), the first tensor's
+  // for a list of tensors. nullopt when the trace gives no shapes or none that can be read.
+  std::optional<std::vector<Shape>> shapes;
+  // Per input, its dtype as the profiler names it ("float", "c10::BFloat16", "Scalar"; "" where
+  // none), and the value of an input that is not a tensor as text ("1", "[1, 1]", "False"; ""
+  // for a tensor). Empty when the trace gives none.
+  std::vector<StringId> dtypes;
+  std::vector<StringId> concrete;
+  // The shapes and dtypes as the trace writes them (`Input Dims` and `Input type` in Kineto
+  // JSON): what the operator table shows and groups by, never parsed again.
+  StringId shapes_text = 0;
+  StringId types_text = 0;
 };
 
 // Kernel launch and copy arguments; a row exists when any of them differs from its default
@@ -251,8 +269,19 @@ struct HostConditions {
   std::int64_t dataloader_workers = kAbsent;  // child processes at the end of the profile
 };
 
+// Which reader made a trace, and what wrote its file: the report names where its figures came
+// from, and its advice on what to record names the tool the user ran.
+enum class TraceFormat : std::uint8_t { kKinetoJson, kNsightSqlite };
+[[nodiscard]] std::string_view to_string(TraceFormat format);
+
+struct TraceOrigin {
+  TraceFormat format = TraceFormat::kKinetoJson;
+  std::string producer;  // e.g. the exporter's version, when the file states it; else empty
+};
+
 struct Trace {
   std::string source_path;
+  TraceOrigin origin;
   std::int64_t rank = 0;
   RankSource rank_source = RankSource::kDefaultZero;
   DistributedInfo distributed;
@@ -268,6 +297,7 @@ struct Trace {
   Column<EventArgs> args;
   std::vector<DeviceArgs> device_args;
   std::vector<CollectiveArgs> collective_args;
+  std::vector<OpInputs> op_inputs;
   MemoryTable memory;
   FlowTable flows;
   ImportStats stats;
@@ -293,6 +323,11 @@ struct Trace {
                                                      : &collective_args[row->collective_row];
   }
   const CollectiveArgs* collective_of(EventIndex i) && = delete;
+  [[nodiscard]] const OpInputs* op_inputs_of(EventIndex i) const& {
+    const EventArgs* row = args_of(i);
+    return row == nullptr || row->inputs_row < 0 ? nullptr : &op_inputs[row->inputs_row];
+  }
+  const OpInputs* op_inputs_of(EventIndex i) && = delete;
   [[nodiscard]] const DeviceProperties* device_properties(std::int32_t device) const&;
   const DeviceProperties* device_properties(std::int32_t device) && = delete;
   // Stream of a device activity: `args.stream`, else the numeric tid of its GPU row.

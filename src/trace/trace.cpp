@@ -63,6 +63,16 @@ EventClass classify_category(std::string_view category) {
   return EventClass::kOther;
 }
 
+std::string_view to_string(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kKinetoJson:
+      return "PyTorch profiler (Kineto) JSON";
+    case TraceFormat::kNsightSqlite:
+      return "Nsight Systems SQLite export";
+  }
+  return "unknown";
+}
+
 std::string_view to_string(RankSource source) {
   switch (source) {
     case RankSource::kDistributedInfo:

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "importers/kineto/event_splitter.h"
+#include "importers/kineto/inflating_read.h"
 #include "importers/kineto/pipeline.h"
 #include "importers/kineto/trace_builder.h"
 #include "io/byte_source.h"

@@ -1,4 +1,4 @@
-#include "importers/kineto/time_order.h"
+#include "trace/time_order.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-namespace stepscope::kineto {
+namespace stepscope {
 namespace {
 
 std::vector<EventIndex> reference_order(const std::vector<std::int64_t>& start,
@@ -150,4 +150,4 @@ TEST(TimeOrder, AThreadInReverseStillSorts) {
 TEST(TimeOrder, NoEventsNoOrder) { EXPECT_TRUE(time_order({}, {}, {}, 2).empty()); }
 
 }  // namespace
-}  // namespace stepscope::kineto
+}  // namespace stepscope

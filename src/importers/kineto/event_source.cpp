@@ -18,6 +18,12 @@ Result<std::string> event_json(const Trace& trace, EventIndex event) {
   if (event < 0 || static_cast<std::size_t>(event) >= trace.events.size()) {
     return fail("no event " + std::to_string(event) + " in this trace", ErrorKind::kBadOption);
   }
+  // Other formats have no event text to read again: their readers keep every field they map.
+  if (trace.origin.format != TraceFormat::kKinetoJson) {
+    return fail("an event's source text is kept for JSON traces only, not for an " +
+                    std::string(to_string(trace.origin.format)),
+                ErrorKind::kUnsupported);
+  }
   Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(trace.source_path);
   if (!source) return fail("cannot reopen the trace: " + source.error().message);
   const std::uint64_t offset = trace.events.source_offset[event];

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "importers/kineto/byte_scan.h"
+#include "importers/kineto/pipeline.h"
 
 namespace stepscope::kineto {
 
@@ -279,6 +280,11 @@ Status run_in_parts(EventSplitter& splitter, TraceBuilder& builder, io::ByteSour
   }
   absorb_parts(parts, used);
   return Done{};
+}
+
+std::optional<std::uint64_t> split_point(std::string_view mapped, std::uint64_t from) {
+  if (from >= mapped.size()) return std::nullopt;
+  return event_start_after(mapped, from + (mapped.size() - from) / 2);
 }
 
 }  // namespace stepscope::kineto

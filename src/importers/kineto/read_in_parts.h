@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "importers/kineto/event_splitter.h"
-#include "importers/kineto/pipeline.h"
+#include "importers/kineto/progress_tick.h"
 #include "importers/kineto/trace_builder.h"
 #include "io/byte_source.h"
 #include "stepscope/error.h"
@@ -51,6 +51,11 @@ std::optional<PartPlan> plan_parts(std::string_view mapped,
 // The '{' of an event at or after `at` (after `}`, `,` and whitespace), searched up to a
 // megabyte on; nothing when none is near.
 std::optional<std::uint64_t> event_start_after(std::string_view mapped, std::uint64_t at);
+
+// Where a mapped event array can likely be cut in two: the '{' of an element near the middle of
+// [from, end) (after `}`, `,` and whitespace), or nothing when none is near. A guess that the
+// reading itself verifies; a string that holds such bytes only costs the parallel reading.
+std::optional<std::uint64_t> split_point(std::string_view mapped, std::uint64_t from = 0);
 
 // Reads `source` (mapped) as planned into `builder`, whose splitter is `splitter`.
 // `expected_events`: the whole trace's, from which each part reserves its share.

@@ -1,4 +1,4 @@
-#include "importers/kineto/time_order.h"
+#include "trace/time_order.h"
 
 #include <algorithm>
 #include <numeric>
@@ -7,7 +7,7 @@
 
 #include "concurrency/parallel_for.h"
 
-namespace stepscope::kineto {
+namespace stepscope {
 
 namespace {
 
@@ -242,4 +242,4 @@ std::vector<EventIndex> time_order(std::span<const std::int64_t> start_ns,
   return merged;
 }
 
-}  // namespace stepscope::kineto
+}  // namespace stepscope

@@ -1,7 +1,8 @@
 // What the importer accepted rather than refused: an optional field of the wrong type (treated
 // as absent, or parsed when it is a numeric string), an event without a usable phase, duplicate
 // correlation ids, an event array without its closing ']'. One entry per kind, with how many
-// events and the byte offset of the first, so that nothing is tolerated silently.
+// events and where the first is (a byte offset in a JSON trace, a row id in a database), so that
+// nothing is tolerated silently. Every reader keeps its notes here.
 #pragma once
 
 #include <cstdint>
@@ -9,14 +10,18 @@
 #include <string_view>
 #include <vector>
 
-namespace stepscope::kineto {
+namespace stepscope {
 
 class ImportNotes {
  public:
+  // `position`: what a note's first position counts, as the note's line names it ("byte",
+  // "row").
+  explicit ImportNotes(std::string_view position = "byte") : position_(position) {}
+
   struct Note {
     std::string what;
     std::uint64_t events = 0;
-    std::uint64_t first_byte_offset = 0;  // in the decompressed input
+    std::uint64_t first_byte_offset = 0;  // in the decompressed input, or the first row
   };
 
   // `events` more events for `what`, the first of them at `byte_offset`; the note is added
@@ -37,7 +42,7 @@ class ImportNotes {
     std::vector<std::string> lines;
     for (const Note& note : notes_) {
       lines.push_back(file + ": " + note.what + " (" + std::to_string(note.events) +
-                      (note.events == 1 ? " event" : " events") + ", the first at byte " +
+                      (note.events == 1 ? " event" : " events") + ", the first at " + position_ + " " +
                       std::to_string(note.first_byte_offset) + ")");
     }
     return lines;
@@ -45,6 +50,7 @@ class ImportNotes {
 
  private:
   std::vector<Note> notes_;
+  std::string position_;
 };
 
-}  // namespace stepscope::kineto
+}  // namespace stepscope

@@ -4,14 +4,14 @@
 // docs/metrics/12-operator-table-like-torch-profiler-key-a.md §12).
 #pragma once
 
-#include "importers/kineto/import_notes.h"
+#include "load/import_notes.h"
 #include "stepscope/trace.h"
 
-namespace stepscope::kineto {
+namespace stepscope {
 
 // Requires events sorted by start time, longer first on ties.
 // Duplicate correlation ids are resolved and noted in `notes`. With two threads, nesting and
 // launches (independent of each other) are linked side by side.
 void link_events(Trace& trace, ImportNotes& notes, unsigned threads = 1);
 
-}  // namespace stepscope::kineto
+}  // namespace stepscope

@@ -1,17 +1,15 @@
-// Loading a trace file or a folder: splitting, parsing and building run either on one thread or
-// on two that share the splitting and parsing, one of them building in file order (pipeline.h).
+// Loading traces, whatever their format: a file's kind is guessed from its first bytes and the
+// file handed to the reader of that kind (format_registry.h); folders, ranks, duplicate ranks,
+// --skip-bad and running out of memory are handled here, once for every format.
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <new>
 #include <optional>
 #include <regex>
 
-#include "importers/kineto/event_splitter.h"
-#include "importers/kineto/pipeline.h"
-#include "importers/kineto/read_in_parts.h"
-#include "importers/kineto/trace_builder.h"
-#include "io/byte_source.h"
-#include "io/inflate_ahead.h"
+#include "importers/kineto/kineto_reader.h"
+#include "load/format_registry.h"
 #include "stepscope/load.h"
 
 namespace stepscope {
@@ -19,114 +17,10 @@ namespace stepscope {
 namespace {
 
 namespace fs = std::filesystem;
-std::string explain_not_a_trace(const kineto::TopLevelFields& top) {
-  std::string message = "not a Chrome trace: the JSON object has no \"traceEvents\" array";
-  if (!top.other_keys.empty()) {
-    message += " (keys: ";
-    for (std::size_t i = 0; i < top.other_keys.size(); ++i) {
-      message += (i ? ", " : "") + top.other_keys[i];
-    }
-    message += ")";
-  }
-  if (std::find(top.other_keys.begin(), top.other_keys.end(), "nodes") != top.other_keys.end()) {
-    message += "; this looks like a PyTorch execution trace (_et), which stepscope does not read";
-  }
-  return message;
-}
 
-// Two threads pay off from a few megabytes of JSON (measured on 2 cores: 15 MB of JSON 60 -> 48
-// ms, control's 35 MB 103 -> 74 ms, 1.8 MB the same either way).
-constexpr std::uint64_t kParallelFromBytes = 8ULL << 20;
-
-std::uint64_t expected_decompressed_bytes(const io::ByteSource& source) {
-  constexpr std::uint64_t kCompressionRatio = 12;
-  return source.raw_bytes_total() * (source.is_compressed() ? kCompressionRatio : 1);
-}
-
-unsigned effective_threads(const LoadOptions& options, const io::ByteSource& source) {
-  if (options.threads != 0) return options.threads;
-  return expected_decompressed_bytes(source) >= kParallelFromBytes ? 2 : 1;
-}
-
-// An upper estimate: profiler events take at least ~100 bytes of JSON, and gzip compresses trace
-// JSON about ten times. Capped, for sparse or huge files: the columns grow as needed past the cap
-// (and TraceBuilder::reserve asks for less under an address-space limit).
-std::size_t expected_events(const io::ByteSource& source) {
-  constexpr std::uint64_t kMinEventBytes = 100;
-  constexpr std::uint64_t kMaxReservedEvents = 1U << 26;
-  return static_cast<std::size_t>(std::min<std::uint64_t>(
-      expected_decompressed_bytes(source) / kMinEventBytes + 1024, kMaxReservedEvents));
-}
-
-// A mapped trace this large is read in parts on two threads (read_in_parts.h), each part read as
-// one thread reads a trace, with nothing handed between threads per event (with the pipeline's
-// hand-over of parsed events, two threads spend about a tenth more CPU than one). Smaller ones,
-// and streams, which cannot be entered in the middle, take the pipeline.
-constexpr std::uint64_t kTwoPartsFromBytes = 32ULL << 20;
-
-std::optional<kineto::PartPlan> part_plan(const io::ByteSource& source, unsigned threads) {
-  const std::string_view mapped = source.mapped();
-  if (threads < 2 || mapped.size() < kTwoPartsFromBytes) return std::nullopt;
-  return kineto::plan_parts(mapped);
-}
-
-// A .json.gz this large (by its gzip trailer) is inflated ahead into memory on one thread while
-// the other reads behind it, which then reads a later part (io/inflate_ahead.h); larger ones are
-// streamed, so that the text is never held whole.
-constexpr std::uint64_t kInflateAheadUpToBytes = 256ULL << 20;
-
-// `notes`, when given, receives what the importer accepted rather than refused. `inflating`:
-// the source is a .json.gz inflated ahead.
-Result<Trace> load_from_source(io::ByteSource& source, const std::string& name,
-                               const LoadOptions& options,
-                               std::vector<std::string>* notes = nullptr,
-                               io::InflatingBuffer* inflating = nullptr) {
-  Trace trace;
-  trace.source_path = name;
-  kineto::EventSplitter splitter(source);
-  kineto::TraceBuilder builder(trace);
-  const unsigned threads = effective_threads(options, source);
-  const std::optional<kineto::PartPlan> plan =
-      inflating == nullptr ? part_plan(source, threads) : std::nullopt;
-  // A trace read in parts: their columns are joined by moving pages, which need their own.
-  builder.reserve(expected_events(source), inflating != nullptr || plan.has_value());
-  const kineto::ProgressTick tick = [&options, &source] {
-    if (options.progress) options.progress(source.raw_bytes_consumed(), source.raw_bytes_total());
-  };
-  Status status = Done{};
-  if (inflating != nullptr) {
-    status =
-        kineto::run_inflating_ahead(splitter, builder, *inflating, expected_events(source), tick);
-  } else if (plan) {
-    status = kineto::run_in_parts(splitter, builder, source, *plan, expected_events(source), tick);
-  } else if (threads >= 2) {
-    // Both threads split (and inflate) or parse as work comes, and this one builds.
-    status = kineto::run_parallel(splitter, builder, threads - 1, tick);
-  } else {
-    status = kineto::run_sequential(splitter, builder, tick);
-  }
-  auto fail = [&name](Error error) {
-    error.file = name;
-    return error;
-  };
-  if (!status) return fail(std::move(status).error());
-  if (!splitter.top_level().saw_trace_events) {
-    return fail(make_error(ErrorKind::kNotTrace, explain_not_a_trace(splitter.top_level())));
-  }
-  if (trace.stats.events_seen == 0)
-    return fail(make_error(ErrorKind::kNotTrace, "empty trace: traceEvents has no events"));
-  if (Status s = builder.finish(splitter.top_level(), threads); !s)
-    return fail(std::move(s).error());
-  trace.stats.input_bytes = splitter.bytes_read();
-  if (notes != nullptr) {
-    for (std::string& line : builder.notes().describe(name)) notes->push_back(std::move(line));
-  }
-  if (trace.distributed.rank >= 0) {
-    trace.rank = trace.distributed.rank;
-    trace.rank_source = RankSource::kDistributedInfo;
-  }
-  return trace;
-}
+// The start of the message for a file of a known kind that no reader reads (a checkpoint, a
+// snapshot): a folder passes over such a file, as it does JSON that is not a trace.
+constexpr std::string_view kNotATracePrefix = "not a trace: this is ";
 
 std::optional<std::int64_t> rank_from_file_name(const std::string& file_name) {
   static const std::regex kRankPattern(R"(rank[-_]?(\d{1,9}))", std::regex::icase);
@@ -135,17 +29,22 @@ std::optional<std::int64_t> rank_from_file_name(const std::string& file_name) {
   return std::nullopt;
 }
 
+// The files of a folder taken as traces, by name; each one's format is then read from its bytes.
+constexpr std::array<std::string_view, 5> kTraceFileSuffixes{".json", ".json.gz", ".sqlite",
+                                                             ".nsys-rep", ".qdrep"};
+
 bool looks_like_trace_file(const fs::path& path) {
   const std::string name = path.filename().string();
   auto ends_with = [&name](std::string_view suffix) {
     return name.size() >= suffix.size() &&
            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return ends_with(".json") || ends_with(".json.gz");
+  return std::any_of(kTraceFileSuffixes.begin(), kTraceFileSuffixes.end(), ends_with);
 }
 
 bool is_not_a_trace(const Error& error) {
-  return error.message.rfind("not a Chrome trace", 0) == 0;
+  return error.message.starts_with("not a Chrome trace") ||
+         error.message.starts_with(kNotATracePrefix);
 }
 
 // Why a folder entry with a trace's name cannot be read as one, or nothing when it can: a
@@ -202,36 +101,27 @@ Result<TraceSet> load_folder(const std::string& folder, const LoadOptions& optio
   return set;
 }
 
-// A .json.gz read with two threads, inflated ahead; nothing when it does not take that way, or
-// when its text outgrew its gzip trailer's size (then it is streamed).
-std::optional<Result<Trace>> load_inflating_ahead(const std::string& path,
-                                                  const LoadOptions& options,
-                                                  std::vector<std::string>* notes) {
-  if (options.threads == 1 || path == "-") return std::nullopt;
-  std::unique_ptr<io::InflatingBuffer> buffer =
-      io::inflating_buffer_for(path, kTwoPartsFromBytes, kInflateAheadUpToBytes);
-  if (!buffer) return std::nullopt;
-  Result<Trace> trace = load_from_source(*buffer, path, options, notes, buffer.get());
-  if (!trace && buffer->overflowed()) return std::nullopt;
-  return trace;
-}
-
-Result<Trace> load_opened(const std::string& path, const LoadOptions& options,
-                          std::vector<std::string>* notes) {
-  Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(path);
-  if (!source) {
-    Error error = std::move(source).error();
+// The file read by the reader of its kind; a kind that no reader reads is named, with what reads
+// it or what to do with it.
+Result<Trace> read_by_kind(const std::string& path, const LoadOptions& options,
+                           std::vector<std::string>* notes) {
+  STEPSCOPE_ASSIGN_OR_RETURN(const io::FileFormat format, guess_file_format(path));
+  // JSON's reader names what it finds in a file it cannot read (a checkpoint inside gzip, text
+  // that is not JSON): it takes every kind that has no reader of its own and no name.
+  const TraceReaderRow* row = reader_for(format);
+  if (row == nullptr && format == io::FileFormat::kUnknown) row = reader_for(io::FileFormat::kJson);
+  if (row == nullptr) {
+    Error error = make_error(ErrorKind::kNotTrace,
+                             std::string(kNotATracePrefix) + io::describe_file_format(format));
     error.file = path;
     return error;
   }
-  return load_from_source(**source, path, options, notes);
+  return row->read(path, options, notes);
 }
 
 Result<Trace> load_trace_file_unguarded(const std::string& path, const LoadOptions& options,
                                         std::vector<std::string>* notes) {
-  std::optional<Result<Trace>> inflated_ahead = load_inflating_ahead(path, options, notes);
-  Result<Trace> trace =
-      inflated_ahead ? std::move(*inflated_ahead) : load_opened(path, options, notes);
+  Result<Trace> trace = read_by_kind(path, options, notes);
   if (trace && trace->rank_source != RankSource::kDistributedInfo) {
     if (auto rank = rank_from_file_name(fs::path(path).filename().string())) {
       trace->rank = *rank;
@@ -277,7 +167,8 @@ Result<TraceFolder> list_trace_folder(const std::string& folder, const LoadOptio
   std::sort(listing.files.begin(), listing.files.end());
   if (listing.files.empty() && unreadable.empty()) {
     Error error =
-        make_error(ErrorKind::kNotTrace, "no trace files (*.json, *.json.gz) in this folder");
+        make_error(ErrorKind::kNotTrace,
+                   "no trace files (*.json, *.json.gz, *.sqlite, *.nsys-rep) in this folder");
     error.file = folder;
     return error;
   }
@@ -349,10 +240,7 @@ Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options
 }
 
 Result<Trace> load_trace_text(std::string_view json, const std::string& name) {
-  auto source = io::memory_byte_source(json.data(), json.size());
-  LoadOptions options;
-  options.threads = 1;
-  return load_from_source(*source, name, options);
+  return kineto::read_text(json, name);
 }
 
 }  // namespace stepscope

@@ -1,4 +1,4 @@
-#include "importers/kineto/linker.h"
+#include "trace/linker.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include "concurrency/parallel_for.h"
 #include "trace/flat_id_map.h"
 
-namespace stepscope::kineto {
+namespace stepscope {
 
 namespace {
 
@@ -243,4 +243,4 @@ void link_events(Trace& trace, ImportNotes& notes, unsigned threads) {
   link_owners(e, ops, use_external_id, threads);
 }
 
-}  // namespace stepscope::kineto
+}  // namespace stepscope

@@ -8,7 +8,7 @@
 
 #include "stepscope/trace.h"
 
-namespace stepscope::kineto {
+namespace stepscope {
 
 // The permutation that puts (start_ns, dur_ns) in that order: order[k] is the index of the k-th
 // event. Runs on up to two threads. `sequences`: which sequence each event, in file order,
@@ -20,4 +20,4 @@ std::vector<EventIndex> time_order(std::span<const std::int64_t> start_ns,
                                    std::span<const std::int64_t> dur_ns,
                                    std::span<const std::uint32_t> sequences, unsigned threads);
 
-}  // namespace stepscope::kineto
+}  // namespace stepscope
