@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "importers/kineto/kineto_reader.h"
+#include "importers/nsys/nsys_reader.h"
 
 namespace stepscope {
 
@@ -15,6 +16,9 @@ constexpr std::array kReaders{
     TraceReaderRow{io::FileFormat::kJson, "PyTorch profiler (Kineto) JSON", &kineto::read_file},
     TraceReaderRow{io::FileFormat::kGzip, "PyTorch profiler (Kineto) JSON, gzip-compressed",
                    &kineto::read_file},
+    TraceReaderRow{io::FileFormat::kSqlite, "Nsight Systems SQLite export", &nsys::read_sqlite},
+    TraceReaderRow{io::FileFormat::kNsightReport, "Nsight Systems report (.nsys-rep)",
+                   &nsys::read_report},
 };
 
 bool named_like_nsight_report(const std::string& path) {
