@@ -42,8 +42,8 @@ class ImportNotes {
     std::vector<std::string> lines;
     for (const Note& note : notes_) {
       lines.push_back(file + ": " + note.what + " (" + std::to_string(note.events) +
-                      (note.events == 1 ? " event" : " events") + ", the first at " + position_ + " " +
-                      std::to_string(note.first_byte_offset) + ")");
+                      (note.events == 1 ? " event" : " events") + ", the first at " + position_ +
+                      " " + std::to_string(note.first_byte_offset) + ")");
     }
     return lines;
   }
