@@ -298,7 +298,10 @@ void NsysFixture::write(const std::string& file) const {
       columns += (columns.empty() ? "\"" : ", \"") + column + "\"";
       values += (values.empty() ? "" : ", ") + value;
     }
-    execute(db, "INSERT INTO " + row.table + " (" + columns + ") VALUES (" + values + ")");
+    std::string insert = "INSERT INTO " + row.table;
+    insert += " (" + columns;
+    insert += ") VALUES (" + values;
+    execute(db, insert + ")");
   }
   if (old_schema_) {
     execute(db, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN demangledName");

@@ -500,7 +500,7 @@ Status ExportReader::read_memory() {
     m.thread.push_back(build_.host_thread(pid, pid));
   }
   if (m.size() > 0) {
-    lines_.push_back(
+    lines_.emplace_back(
         "device memory from CUDA_GPU_MEMORY_USAGE_EVENTS: allocated memory counts from the "
         "capture's start (what was allocated before it is not known), reserved memory is not "
         "in the export");
@@ -551,7 +551,7 @@ Status ExportReader::read() {
   STEPSCOPE_TRY(read_thread_names());
   STEPSCOPE_TRY(read_devices());
   if (device_events_ == 0) {
-    lines_.push_back(
+    lines_.emplace_back(
         "no GPU activity in this export (no CUPTI kernel, memcpy or memset rows): the host side "
         "is analysed; record with `nsys profile --trace=cuda,nvtx` for the GPU");
   }
@@ -615,7 +615,7 @@ Result<Trace> read_sqlite(const std::string& path, const LoadOptions& options,
   if (Status read = reader.read(); !read) return named(std::move(read).error());
   if (notes != nullptr) {
     for (const std::string& line : reader.lines()) {
-      if (!line.empty()) notes->push_back(path + ": " + line);
+      if (!line.empty()) notes->push_back(path + ": " += line);
     }
     for (std::string& line : reader.notes().describe(path)) notes->push_back(std::move(line));
   }

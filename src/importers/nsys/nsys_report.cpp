@@ -133,7 +133,7 @@ Result<Trace> read_report(const std::string& path, const LoadOptions& options,
                      ") into a temporary file, removed after");
     for (std::string& line : read_notes) {
       // The temporary's name means nothing to the user: the notes name the report.
-      if (line.starts_with(sqlite)) line = path + line.substr(sqlite.size());
+      if (line.starts_with(sqlite)) line.replace(0, sqlite.size(), path);
       notes->push_back(std::move(line));
     }
   }
