@@ -79,7 +79,9 @@ ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments
 void register_analyze_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<AnalyzeArguments>();
   CLI::App* command = app.add_subcommand(
-      "analyze", "Analyze a trace (.json, .json.gz) or a folder of one trace per rank");
+      "analyze",
+      "Analyze a trace (PyTorch profiler .json / .json.gz, Nsight Systems .sqlite / "
+      ".nsys-rep) or a folder of one trace per rank");
   command->add_option("PATH", a->path, "trace file or folder")->required();
   add_analysis_options(*command, a->analysis);
   add_folder_report_options(*command, a->folder);
@@ -95,6 +97,7 @@ void register_analyze_command(CLI::App& app, int& exit_status) {
   command->footer(
       "Examples:\n"
       "  stepscope analyze trace.json.gz\n"
+      "  stepscope analyze report.sqlite       # nsys export --type sqlite report.nsys-rep\n"
       "  stepscope analyze traces/ --rank 0 --steps 3:10 --json report.json\n"
       "  stepscope analyze trace.json --mode compat-hta --json - -q");
   command->callback([a, &exit_status] { exit_status = run_analyze(*a); });

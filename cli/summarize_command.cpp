@@ -33,7 +33,8 @@ void register_summarize_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<SummarizeArguments>();
   CLI::App* command = app.add_subcommand(
       "summarize", "Summarise one rank's trace for `stepscope merge` (the map step)");
-  command->add_option("TRACE", a->path, "trace file (.json, .json.gz)")->required();
+  command->add_option("TRACE", a->path, "trace file (.json, .json.gz, .sqlite, .nsys-rep)")
+      ->required();
   command->add_option("-o,--output", a->output, "summary file to write ('-': stdout)")
       ->type_name("FILE")
       ->capture_default_str();

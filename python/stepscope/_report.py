@@ -297,7 +297,8 @@ def analyze(
     group_by_shape: bool = False,
     hta_rounding: bool = True,
 ) -> Report:
-    """Analyse a trace file (``.json``, ``.json.gz``) or a folder with one trace per rank.
+    """Analyse a trace file (PyTorch profiler ``.json`` / ``.json.gz``, Nsight Systems ``.sqlite``
+    / ``.nsys-rep``) or a folder with one trace per rank.
 
     Args:
         path: the trace file or folder.

@@ -35,13 +35,13 @@ __all__ = ["analyze_job", "trace_paths"]
 PathLike = str | os.PathLike[str]
 
 # The endings of the trace files in a folder (as `stepscope analyze FOLDER` reads them).
-_TRACE_ENDINGS = (".json", ".json.gz")
+_TRACE_ENDINGS = (".json", ".json.gz", ".sqlite", ".nsys-rep", ".qdrep")
 
 
 def trace_paths(paths: PathLike | Iterable[PathLike]) -> list[str]:
-    """The trace files to summarise: a folder's ``*.json`` / ``*.json.gz`` files (sorted by
-    name), or the given files in their order. Local paths are made absolute, so worker
-    processes with another working directory open the same files."""
+    """The trace files to summarise: a folder's ``*.json``, ``*.json.gz``, ``*.sqlite`` and
+    ``*.nsys-rep`` files (sorted by name), or the given files in their order. Local paths are
+    made absolute, so worker processes with another working directory open the same files."""
     if isinstance(paths, (str, os.PathLike)):
         single = os.fspath(paths)
         if os.path.isdir(single):
@@ -92,7 +92,7 @@ def analyze_job(
     """
     files = trace_paths(paths)
     if not files:
-        raise ValueError(f"no trace files (*.json, *.json.gz) in {paths!r}")
+        raise ValueError(f"no trace files (*.json, *.json.gz, *.sqlite, *.nsys-rep) in {paths!r}")
     # Imported here so that `import stepscope` never needs dask.
     from distributed import Client, LocalCluster, get_client
 

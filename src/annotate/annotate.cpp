@@ -47,6 +47,14 @@ Status copy_with_markers(const std::string& source_path, io::ByteSource& source,
 
 Status write_annotated_trace(const std::string& source_path, const Trace& trace,
                              const Diagnosis& diagnosis, const std::string& out_path) {
+  // The markers are spliced into the trace's own JSON text: other formats have none.
+  if (trace.origin.format != TraceFormat::kKinetoJson) {
+    return about(make_error(ErrorKind::kUnsupported,
+                            "--annotate writes the findings into a PyTorch profiler JSON trace; "
+                            "this is an " +
+                                std::string(to_string(trace.origin.format))),
+                 source_path);
+  }
   Result<std::unique_ptr<io::ByteSource>> source = io::open_byte_source(source_path);
   if (!source) return about(std::move(source).error(), source_path);
   const auto compression =
