@@ -75,10 +75,16 @@ void expect_same(const Reading& one, const Reading& two) {
   for (std::size_t r = 0; r < one.trace.args.size(); ++r) {
     const stepscope::EventArgs& a = one.trace.args[r];
     const stepscope::EventArgs& b = two.trace.args[r];
-    check(a.input_dims == b.input_dims && a.input_types == b.input_types &&
-          a.concrete_inputs == b.concrete_inputs && a.device_row == b.device_row &&
+    check(a.inputs_row == b.inputs_row && a.device_row == b.device_row &&
           a.collective_row == b.collective_row && a.sequence_number == b.sequence_number &&
           a.flops == b.flops);
+  }
+  check(one.trace.op_inputs.size() == two.trace.op_inputs.size());
+  for (std::size_t r = 0; r < one.trace.op_inputs.size(); ++r) {
+    const stepscope::OpInputs& a = one.trace.op_inputs[r];
+    const stepscope::OpInputs& b = two.trace.op_inputs[r];
+    check(a.shapes == b.shapes && a.dtypes == b.dtypes && a.concrete == b.concrete &&
+          a.shapes_text == b.shapes_text && a.types_text == b.types_text);
   }
   check(one.trace.memory.time_ns == two.trace.memory.time_ns);
   check(one.trace.memory.thread == two.trace.memory.thread);

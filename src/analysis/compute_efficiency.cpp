@@ -9,7 +9,6 @@
 #include <unordered_map>
 
 #include "analysis/name_test.h"
-#include "diagnosis/input_dims.h"
 
 namespace stepscope {
 
@@ -126,26 +125,9 @@ std::optional<double> moved_elements(std::string_view op, const std::vector<Shap
   return read + *outputs;
 }
 
-// The strings of `Concrete Inputs`, e.g. ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"].
-std::vector<std::string> concrete_strings(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while ((at = text.find('"', at)) != std::string_view::npos) {
-    const std::size_t close = text.find('"', at + 1);
-    if (close == std::string_view::npos) break;
-    out.emplace_back(text.substr(at + 1, close - at - 1));
-    at = close + 1;
-  }
-  return out;
-}
-
-// The first input's dtype: the first string of `Input type`, e.g. ["float", "float", ""].
-std::string first_dtype(std::string_view types) {
-  const std::size_t open = types.find('"');
-  if (open == std::string_view::npos) return {};
-  const std::size_t close = types.find('"', open + 1);
-  if (close == std::string_view::npos) return {};
-  return std::string(types.substr(open + 1, close - open - 1));
+// The dtype of an op's first input, as the profiler names it; "" (id 0) when unknown.
+StringId first_dtype(const OpInputs* inputs) {
+  return inputs == nullptr || inputs->dtypes.empty() ? 0 : inputs->dtypes.front();
 }
 
 struct PeakRow {
@@ -209,22 +191,22 @@ struct ShapeCount {
   std::optional<double> bytes;  // where the dtype tells the element size too
 };
 
-ShapeCount count_from_shapes(std::string_view op, const EventArgs& args,
+ShapeCount count_from_shapes(std::string_view op, const OpInputs* inputs,
                              const StringPool& strings) {
   ShapeCount out;
-  const auto shapes = parse_input_dims(strings.view(args.input_dims));
-  if (!shapes) return out;
+  if (inputs == nullptr || !inputs->shapes) return out;
   out.parsed = true;
-  const auto concrete = concrete_strings(strings.view(args.concrete_inputs));
-  out.flops = op_flops(op, *shapes, concrete);
-  const auto size = dtype_size(first_dtype(strings.view(args.input_types)));
-  if (size) out.bytes = op_bytes(op, *shapes, concrete, *size);
+  std::vector<std::string> concrete;
+  concrete.reserve(inputs->concrete.size());
+  for (const StringId value : inputs->concrete) concrete.emplace_back(strings.view(value));
+  out.flops = op_flops(op, *inputs->shapes, concrete);
+  const auto size = dtype_size(strings.view(first_dtype(inputs)));
+  if (size) out.bytes = op_bytes(op, *inputs->shapes, concrete, *size);
   return out;
 }
 
-// counted_flops with the shape parsing done once per distinct (name, dims, concrete inputs,
-// types): a training loop repeats the same few shapes every step, and parsing them is most of
-// this analysis's cost.
+// counted_flops with the counting done once per distinct (name, op inputs row): a training loop
+// repeats the same few shapes every step.
 class FlopCounter {
  public:
   explicit FlopCounter(const Trace& trace) : trace_(trace), counts_(trace) {}
@@ -240,7 +222,7 @@ class FlopCounter {
     std::optional<Counted> out;
     if (by_trace) out = Counted{static_cast<double>(args->flops), true, std::nullopt};
     if (!by_shapes) return out;
-    const ShapeCount& shapes = of_shapes(i, *args);
+    const ShapeCount& shapes = of_shapes(i, args->inputs_row);
     if (!shapes.parsed) return out;
     if (!out) {
       if (!shapes.flops) return std::nullopt;
@@ -251,22 +233,23 @@ class FlopCounter {
   }
 
  private:
-  const ShapeCount& of_shapes(EventIndex i, const EventArgs& args) {
+  const ShapeCount& of_shapes(EventIndex i, std::int32_t inputs_row) {
     const StringId name = trace_.events.name[i];
-    const std::array<StringId, 4> key{name, args.input_dims, args.concrete_inputs,
-                                      args.input_types};
-    auto found = by_strings_.find(key);
-    if (found == by_strings_.end()) {
-      found = by_strings_
-                  .emplace(key, count_from_shapes(trace_.strings.view(name), args, trace_.strings))
-                  .first;
+    const std::pair<StringId, std::int32_t> key{name, inputs_row};
+    auto found = by_inputs_.find(key);
+    if (found == by_inputs_.end()) {
+      const OpInputs* inputs = trace_.op_inputs_of(i);
+      found =
+          by_inputs_
+              .emplace(key, count_from_shapes(trace_.strings.view(name), inputs, trace_.strings))
+              .first;
     }
     return found->second;
   }
 
   const Trace& trace_;
   NameTest<counts_flops> counts_;
-  std::map<std::array<StringId, 4>, ShapeCount> by_strings_;
+  std::map<std::pair<StringId, std::int32_t>, ShapeCount> by_inputs_;
 };
 
 // Kept steps are in time order and do not overlap.
@@ -384,7 +367,7 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
   std::vector<std::int32_t> row_of(e.size(), kNotCounted);  // per event: its row in `ops`
   std::vector<EventIndex> counted;                          // the counted ops, in event order
   std::map<std::pair<std::string, std::string>, std::size_t> rows;
-  // (name, `Input type`) ids -> row: the strings of a row's key are built once per distinct pair.
+  // (name, first dtype) ids -> row: the strings of a row's key are built once per distinct pair.
   std::map<std::pair<StringId, StringId>, std::size_t> rows_by_ids;
   std::vector<std::int64_t> calls_with_bytes;  // per row: an intensity needs every call's bytes
   FlopCounter counted_flops(trace);
@@ -398,10 +381,10 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
     }
     const bool in_kept_step = kept_step_holds(kept, e.start_ns[i]);
     if (inside_counted || !in_kept_step) continue;
-    const EventArgs* args = trace.args_of(i);
-    auto by_ids = rows_by_ids.find({e.name[i], args->input_types});
+    const StringId dtype_id = first_dtype(trace.op_inputs_of(i));
+    auto by_ids = rows_by_ids.find({e.name[i], dtype_id});
     if (by_ids == rows_by_ids.end()) {
-      const std::string dtype = first_dtype(trace.strings.view(args->input_types));
+      const std::string dtype(trace.strings.view(dtype_id));
       const auto key = std::make_pair(std::string(trace.name_of(i)), dtype);
       auto [it, fresh] = rows.emplace(key, result.ops.size());
       if (fresh) {
@@ -411,7 +394,7 @@ ComputeEfficiencyResult compute_efficiency(const Trace& trace, const StepsResult
         fresh_row.source = c->from_trace ? "trace" : "shapes";
         calls_with_bytes.push_back(0);
       }
-      by_ids = rows_by_ids.emplace(std::make_pair(e.name[i], args->input_types), it->second).first;
+      by_ids = rows_by_ids.emplace(std::make_pair(e.name[i], dtype_id), it->second).first;
     }
     const std::size_t r = by_ids->second;
     OpFlops& row = result.ops[r];

@@ -302,9 +302,9 @@ class RowBuilder {
 
  private:
   OperatorRow& row_for(EventIndex i) {
-    const EventArgs* args = by_shape_ ? trace_.args_of(i) : nullptr;
-    const RowKey key{trace_.events.name[i], args ? args->input_dims : 0,
-                     args ? args->input_types : 0};
+    const OpInputs* inputs = by_shape_ ? trace_.op_inputs_of(i) : nullptr;
+    const RowKey key{trace_.events.name[i], inputs ? inputs->shapes_text : 0,
+                     inputs ? inputs->types_text : 0};
     // By name alone (the default), rows are found by name id: ops are most of a trace's events.
     if (!by_shape_) {
       std::int32_t& index = row_of_name_[key.name];

@@ -7,7 +7,6 @@
 
 #include "diagnosis/gain.h"
 #include "diagnosis/inference.h"
-#include "diagnosis/input_dims.h"
 
 namespace stepscope {
 
@@ -30,12 +29,12 @@ bool is_matmul(std::string_view name) {
 
 // Rows of the logits the op chose from (all dims but the last), or 0 when shapes are unknown.
 std::int64_t logit_rows(const Trace& trace, EventIndex op) {
-  const EventArgs* args = trace.args_of(op);
-  if (args == nullptr) return 0;
-  const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
-  if (!shapes || shapes->empty() || shapes->front().empty()) return 0;
+  const OpInputs* inputs = trace.op_inputs_of(op);
+  if (inputs == nullptr || !inputs->shapes) return 0;
+  const std::vector<Shape>& shapes = *inputs->shapes;
+  if (shapes.empty() || shapes.front().empty()) return 0;
   std::int64_t rows = 1;
-  const Shape& first = shapes->front();
+  const Shape& first = shapes.front();
   for (std::size_t d = 0; d + 1 < first.size(); ++d) rows *= first[d];
   return rows;
 }

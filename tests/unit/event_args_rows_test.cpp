@@ -35,7 +35,8 @@ TEST(EventArgsRows, OpFieldsStayOnTheRowWithoutSideRows) {
   const Trace trace = load_text(kTrace);
   const EventIndex mm = find(trace, "aten::mm");
   ASSERT_NE(trace.args_of(mm), nullptr);
-  EXPECT_EQ(trace.strings.view(trace.args_of(mm)->input_dims), "[[8,16],[16,4]]");
+  ASSERT_NE(trace.op_inputs_of(mm), nullptr);
+  EXPECT_EQ(trace.strings.view(trace.op_inputs_of(mm)->shapes_text), "[[8,16],[16,4]]");
   EXPECT_EQ(trace.args_of(mm)->sequence_number, 7);
   EXPECT_EQ(trace.args_of(mm)->flops, 1024);
   EXPECT_EQ(trace.device_args_of(mm), nullptr);

@@ -253,7 +253,10 @@ TEST(Importer, EveryColumnFollowsItsEventIntoTimeOrder) {
     std::string dims = "[[";
     dims += std::to_string(n);
     dims += "]]";
-    EXPECT_EQ(trace.strings.view(args.input_dims), dims) << n;
+    ASSERT_GE(args.inputs_row, 0) << n;
+    const OpInputs& inputs = trace.op_inputs[static_cast<std::size_t>(args.inputs_row)];
+    EXPECT_EQ(trace.strings.view(inputs.shapes_text), dims) << n;
+    EXPECT_EQ(inputs.shapes, std::vector<Shape>{Shape{n}}) << n;
     const std::string_view text =
         std::string_view(json).substr(e.source_offset[at], e.source_length[at]);
     std::string name_field = R"("name":")";

@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "diagnosis/input_dims.h"
 #include "stepscope/diagnosis/diagnose.h"
 #include "support/findings.h"
 #include "support/trace_fixture.h"
@@ -13,17 +12,6 @@ using testing::TraceFixture;
 
 const Finding* find(const Diagnosis& diagnosis, const std::string& id) {
   return testing::find_finding(diagnosis, id);
-}
-
-TEST(InputDims, ParsesShapesScalarsAndTensorLists) {
-  const auto shapes = parse_input_dims("[[64, 1000], [1000, 4096], [], [[2, 3], [4]]]");
-  ASSERT_TRUE(shapes.has_value());
-  ASSERT_EQ(shapes->size(), 4U);
-  EXPECT_EQ((*shapes)[1], (Shape{1000, 4096}));
-  EXPECT_TRUE((*shapes)[2].empty());
-  EXPECT_EQ((*shapes)[3], (Shape{2, 3}));
-  EXPECT_FALSE(parse_input_dims("not dims").has_value());
-  EXPECT_FALSE(parse_input_dims("[[1, x]]").has_value());
 }
 
 // Steps of 1000 µs: an aten::mm with the given dims and type launches a 500 µs GEMM.

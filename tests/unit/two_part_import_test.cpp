@@ -41,6 +41,8 @@ const char* const kEvents[] = {
     R"({"ph": "f", "cat": "ac2g", "id": 7, "pid": 0, "tid": 7, "ts": 20, "bp": "e"})",
     R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 4, "ts": 31, "dur": 3, "args": {"External id": 2, "Input Dims": [[5, 5], [5, 5]], "Input type": ["float", "float"]}})",
     R"({"ph": "X", "cat": "cpu_op", "name": "no_dur", "pid": 1, "tid": 4, "ts": 32})",
+    R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 4, "ts": 35, "dur": 1, "args": {"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}})",
+    R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 4, "ts": 36, "dur": 1, "args": {"Input Dims": [[2, 3], [2, 3], []], "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"], "Concrete Inputs": ["", "", "1"]}})",
     R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "renamed"}})",
     R"({"ph": "E", "pid": 1, "tid": 1, "ts": 40})",
     R"({"ph": "B", "cat": "user_annotation", "name": "left_open", "pid": 1, "tid": 5, "ts": 41})",
@@ -165,13 +167,19 @@ void expect_same(const Loaded& one, const Loaded& two, std::uint64_t cut) {
   EXPECT_EQ(e.owner_op, f.owner_op) << cut;
   ASSERT_EQ(a.args.size(), b.args.size()) << cut;
   for (std::size_t r = 0; r < a.args.size(); ++r) {
-    EXPECT_EQ(a.args[r].input_dims, b.args[r].input_dims) << cut;
-    EXPECT_EQ(a.args[r].input_types, b.args[r].input_types) << cut;
-    EXPECT_EQ(a.args[r].concrete_inputs, b.args[r].concrete_inputs) << cut;
+    EXPECT_EQ(a.args[r].inputs_row, b.args[r].inputs_row) << cut;
     EXPECT_EQ(a.args[r].sequence_number, b.args[r].sequence_number) << cut;
     EXPECT_EQ(a.args[r].flops, b.args[r].flops) << cut;
     EXPECT_EQ(a.args[r].device_row, b.args[r].device_row) << cut;
     EXPECT_EQ(a.args[r].collective_row, b.args[r].collective_row) << cut;
+  }
+  ASSERT_EQ(a.op_inputs.size(), b.op_inputs.size()) << cut;
+  for (std::size_t r = 0; r < a.op_inputs.size(); ++r) {
+    EXPECT_EQ(a.op_inputs[r].shapes, b.op_inputs[r].shapes) << cut;
+    EXPECT_EQ(a.op_inputs[r].dtypes, b.op_inputs[r].dtypes) << cut;
+    EXPECT_EQ(a.op_inputs[r].concrete, b.op_inputs[r].concrete) << cut;
+    EXPECT_EQ(a.op_inputs[r].shapes_text, b.op_inputs[r].shapes_text) << cut;
+    EXPECT_EQ(a.op_inputs[r].types_text, b.op_inputs[r].types_text) << cut;
   }
   ASSERT_EQ(a.collective_args.size(), b.collective_args.size()) << cut;
   for (std::size_t r = 0; r < a.collective_args.size(); ++r) {
@@ -234,6 +242,7 @@ TEST_F(TwoPartImport, EveryCutGivesTheTraceOfOneReading) {
   ASSERT_GE(one.trace.events.size(), 8U);
   ASSERT_GT(one.trace.stats.unmatched_begin_end, 0U);  // the E without a B, the open B
   ASSERT_EQ(one.notes.size(), 1U);                     // the External id written as a string
+  ASSERT_EQ(one.trace.op_inputs.size(), 3U);  // the two aten::mm with equal texts share a row
   std::size_t moved = 0;
   for (std::uint64_t cut = 0; cut <= text_.size(); ++cut) {
     expect_same(one, load(path_, cut_in_two(cut)), cut);

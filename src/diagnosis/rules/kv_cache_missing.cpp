@@ -23,7 +23,6 @@
 #include "diagnosis/gain.h"
 #include "diagnosis/generation.h"
 #include "diagnosis/inference.h"
-#include "diagnosis/input_dims.h"
 #include "diagnosis/rules/rules.h"
 #include "stepscope/intervals.h"
 
@@ -90,11 +89,9 @@ std::vector<Pass> passes(const RankAnalyses& rank, std::vector<EventRefs>& refs)
       picked = true;
       continue;
     }
-    const EventArgs* args = trace.args_of(i);
-    if (args == nullptr) continue;
-    const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
-    if (!shapes) continue;
-    const auto length = full_sequence_length(trace.name_of(i), *shapes);
+    const OpInputs* inputs = trace.op_inputs_of(i);
+    if (inputs == nullptr || !inputs->shapes) continue;
+    const auto length = full_sequence_length(trace.name_of(i), *inputs->shapes);
     if (!length) continue;
     add_ref(refs, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     if (!out.empty() && out.back().length == *length) {

@@ -22,7 +22,6 @@
 #include "diagnosis/compile_state.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/inference.h"
-#include "diagnosis/input_dims.h"
 #include "diagnosis/rules/rules.h"
 
 namespace stepscope::rules {
@@ -113,11 +112,9 @@ bool inference_at_batch_one(const RankAnalyses& rank) {
                                                 name != "aten::addmm" && name != "aten::matmul")) {
       continue;
     }
-    const EventArgs* args = trace.args_of(i);
-    if (args == nullptr) continue;
-    const auto shapes = parse_input_dims(trace.strings.view(args->input_dims));
-    if (!shapes) continue;
-    for (const Shape& shape : *shapes) {
+    const OpInputs* inputs = trace.op_inputs_of(i);
+    if (inputs == nullptr || !inputs->shapes) continue;
+    for (const Shape& shape : *inputs->shapes) {
       if (shape.size() < 2) continue;
       ++matmuls;
       batch_one += shape.front() == 1 ? 1 : 0;

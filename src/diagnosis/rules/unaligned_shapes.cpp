@@ -9,13 +9,12 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
+#include <cstdint>
 #include <optional>
-#include <utility>
+#include <vector>
 
 #include "analysis/name_test.h"
 #include "diagnosis/gain.h"
-#include "diagnosis/input_dims.h"
 #include "diagnosis/rules/rules.h"
 
 namespace stepscope::rules {
@@ -31,15 +30,27 @@ bool is_matmul_or_conv(std::string_view name) {
   return std::find(kOps.begin(), kOps.end(), name) != kOps.end();
 }
 
-// The alignment tensor cores want for the op's input type, or 0 when it does not apply.
-int alignment(std::string_view types) {
-  if (types.find("Half") != std::string_view::npos) return 8;
-  if (types.find("BFloat16") != std::string_view::npos) return 16;
-  if (types.find("Char") != std::string_view::npos ||
-      types.find("int8") != std::string_view::npos) {
+// The alignment tensor cores want for a dtype, or 0 when it does not apply.
+int alignment(std::string_view dtype) {
+  if (dtype.find("Half") != std::string_view::npos) return 8;
+  if (dtype.find("BFloat16") != std::string_view::npos) return 16;
+  if (dtype.find("Char") != std::string_view::npos ||
+      dtype.find("int8") != std::string_view::npos) {
     return 16;
   }
   return 0;
+}
+
+// The alignment an op's inputs want: fp16 (8) where any input is fp16, else 16 where any is bf16
+// or int8, else 0.
+int alignment(const OpInputs& inputs, const StringPool& strings) {
+  int wanted = 0;
+  for (const StringId dtype : inputs.dtypes) {
+    const int align = alignment(strings.view(dtype));
+    if (align == 8) return align;
+    wanted = std::max(wanted, align);
+  }
+  return wanted;
 }
 
 std::optional<std::int64_t> unaligned_dimension(const std::vector<Shape>& shapes, int align) {
@@ -63,32 +74,30 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
   std::vector<bool> flagged(e.size(), false);
   std::vector<EventRefs> ops;
   NameTest<is_matmul_or_conv> matmul_or_conv(trace);
-  // Whether an op's dims miss the alignment its input type wants, decided once per distinct
-  // (types, dims) pair: a training loop repeats a few shapes, and each decision parses text.
-  std::map<std::pair<StringId, StringId>, bool> misaligned_by_strings;
-  auto misaligned = [&](const EventArgs& args) {
-    const auto key = std::make_pair(args.input_types, args.input_dims);
-    auto found = misaligned_by_strings.find(key);
-    if (found == misaligned_by_strings.end()) {
-      const int align = alignment(trace.strings.view(args.input_types));
-      const auto shapes =
-          align == 0 ? std::nullopt : parse_input_dims(trace.strings.view(args.input_dims));
-      found = misaligned_by_strings
-                  .emplace(key, shapes && unaligned_dimension(*shapes, align).has_value())
-                  .first;
+  // Whether an op's dims miss the alignment its input types want, decided once per op-inputs
+  // row: a training loop repeats a few shapes.
+  constexpr std::int8_t kUndecided = -1;
+  std::vector<std::int8_t> misaligned_by_row(trace.op_inputs.size(), kUndecided);
+  auto misaligned = [&](std::int32_t row) {
+    std::int8_t& decided = misaligned_by_row[static_cast<std::size_t>(row)];
+    if (decided == kUndecided) {
+      const OpInputs& inputs = trace.op_inputs[static_cast<std::size_t>(row)];
+      const int align = alignment(inputs, trace.strings);
+      decided = align != 0 && inputs.shapes && unaligned_dimension(*inputs.shapes, align) ? 1 : 0;
     }
-    return found->second;
+    return decided == 1;
   };
   StepCursor in_step(rank.steps);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (e.event_class[i] != EventClass::kOp || !matmul_or_conv(i)) continue;
     const EventArgs* args = trace.args_of(i);
-    if (args == nullptr || !misaligned(*args)) continue;
+    if (args == nullptr || args->inputs_row < 0 || !misaligned(args->inputs_row)) continue;
     const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;
     flagged[i] = true;
-    add_ref(ops, fmt::format("{} {}", trace.name_of(i), trace.strings.view(args->input_dims)),
-            e.start_ns[i], e.end_ns(i), step);
+    const StringId shapes = trace.op_inputs_of(i)->shapes_text;
+    add_ref(ops, fmt::format("{} {}", trace.name_of(i), trace.strings.view(shapes)), e.start_ns[i],
+            e.end_ns(i), step);
   }
   if (ops.empty()) return {};  // nothing flagged: no GPU time to find
   std::int64_t device_ns = 0;

@@ -57,9 +57,10 @@ std::int32_t append_event_args(const RawEvent& event, Trace& trace, EventArgsInt
   EventArgs row;
   row.sequence_number = event.numeric_args.sequence_number;
   row.flops = event.numeric_args.flops;
-  row.input_dims = interners.input_dims.intern(event.input_dims, trace.strings);
-  row.input_types = interners.input_types.intern(event.input_types, trace.strings);
-  row.concrete_inputs = interners.concrete_inputs.intern(event.concrete_inputs, trace.strings);
+  const OpInputTexts texts{interners.input_dims.intern(event.input_dims, trace.strings),
+                           interners.input_types.intern(event.input_types, trace.strings),
+                           interners.concrete_inputs.intern(event.concrete_inputs, trace.strings)};
+  row.inputs_row = interners.op_inputs.row_of(texts, trace);
   if (has_device_fields(event.numeric_args)) {
     row.device_row = append_device_args(event.numeric_args, trace);
   }

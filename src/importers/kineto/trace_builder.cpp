@@ -438,9 +438,7 @@ std::size_t TraceBuilder::absorb_first_half(Trace& later, const AbsorbMaps& maps
   joiner.join(e.external_id, f.external_id);
   joiner.join(e.source_offset, f.source_offset);
   joiner.join(trace_.args, later.args, [&maps](EventArgs row) {
-    row.input_dims = maps.strings[row.input_dims];
-    row.input_types = maps.strings[row.input_types];
-    row.concrete_inputs = maps.strings[row.concrete_inputs];
+    if (row.inputs_row >= 0) row.inputs_row = maps.inputs_rows[row.inputs_row];
     if (row.device_row >= 0) row.device_row += maps.device_base;
     if (row.collective_row >= 0) row.collective_row += maps.collective_base;
     return row;
@@ -559,7 +557,12 @@ void TraceBuilder::absorb(TraceBuilder& later, unsigned workers) {
   }
   const std::vector<std::uint32_t> threads = absorb_threads(later);
   const auto first_event = static_cast<EventIndex>(trace_.events.size());
-  const AbsorbMaps maps{strings, threads, static_cast<std::int32_t>(trace_.args.size()),
+  const std::vector<std::int32_t> inputs_rows =
+      arg_texts_.op_inputs.absorb(later.arg_texts_.op_inputs, part, strings, trace_);
+  const AbsorbMaps maps{strings,
+                        threads,
+                        inputs_rows,
+                        static_cast<std::int32_t>(trace_.args.size()),
                         static_cast<std::int32_t>(trace_.device_args.size()),
                         static_cast<std::int32_t>(trace_.collective_args.size())};
   std::array<std::size_t, 2> moved{};
@@ -777,6 +780,9 @@ Status TraceBuilder::finish(const TopLevelFields& top_level, unsigned threads) {
   trace_.display_time_unit = std::string(unit);
 
   drop_unmatched_begins();
+  for (const OpInputsTable::Unreadable& texts : arg_texts_.op_inputs.unreadable(trace_)) {
+    notes_.add(texts.what, texts.first_offset, texts.events);
+  }
   sort_events(threads);
   sort_memory(trace_.memory);
   link_events(trace_, notes_, threads);

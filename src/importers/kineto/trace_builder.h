@@ -98,10 +98,12 @@ class TraceBuilder {
   bool later_part_ = false;
   std::vector<PendingEnd> pending_ends_;
 
-  // Ids of the later part to this part's: strings, threads, and the row bases of its tables.
+  // Ids of the later part to this part's: strings, threads, op-input rows (shared, so found
+  // by their texts), and the row bases of its other tables.
   struct AbsorbMaps {
     const std::vector<StringId>& strings;
     const std::vector<std::uint32_t>& threads;
+    const std::vector<std::int32_t>& inputs_rows;
     std::int32_t args_base;
     std::int32_t device_base;
     std::int32_t collective_base;
