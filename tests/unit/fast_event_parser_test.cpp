@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "importers/kineto/arg_keys.h"
 #include "importers/kineto/container_scanner.h"
 #include "importers/kineto/decimal.h"
 #include "importers/kineto/event_parser.h"
@@ -41,6 +42,9 @@ void expect_same(const RawEvent& a, const RawEvent& b, const std::string& where)
   EXPECT_EQ(a.pid.is_number, b.pid.is_number) << where;
   EXPECT_EQ(a.tid.text, b.tid.text) << where;
   EXPECT_EQ(a.tid.number, b.tid.number) << where;
+  EXPECT_EQ(a.tid.is_number, b.tid.is_number) << where;
+  EXPECT_EQ(a.pid.present, b.pid.present) << where;
+  EXPECT_EQ(a.tid.present, b.tid.present) << where;
   EXPECT_EQ(a.flow_id, b.flow_id) << where;
   EXPECT_EQ(a.stream, b.stream) << where;
   EXPECT_EQ(a.device, b.device) << where;
@@ -60,13 +64,17 @@ void expect_same(const RawEvent& a, const RawEvent& b, const std::string& where)
   EXPECT_EQ(x.blocks_per_sm, y.blocks_per_sm) << where;
   EXPECT_EQ(x.occupancy_percent, y.occupancy_percent) << where;
   EXPECT_EQ(x.warps_per_sm, y.warps_per_sm) << where;
-  EXPECT_EQ(x.grid[0], y.grid[0]) << where;
-  EXPECT_EQ(x.block[2], y.block[2]) << where;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(x.grid[i], y.grid[i]) << where;
+    EXPECT_EQ(x.block[i], y.block[i]) << where;
+  }
   EXPECT_EQ(x.registers_per_thread, y.registers_per_thread) << where;
   EXPECT_EQ(x.shared_memory, y.shared_memory) << where;
   EXPECT_EQ(x.in_msg_nelems, y.in_msg_nelems) << where;
   EXPECT_EQ(x.out_msg_nelems, y.out_msg_nelems) << where;
   EXPECT_EQ(x.group_size, y.group_size) << where;
+  EXPECT_EQ(x.sequence_number, y.sequence_number) << where;
+  EXPECT_EQ(x.flops, y.flops) << where;
   EXPECT_EQ(a.memory.address, b.memory.address) << where;
   EXPECT_EQ(a.memory.has_address, b.memory.has_address) << where;
   EXPECT_EQ(a.memory.bytes, b.memory.bytes) << where;
@@ -74,6 +82,7 @@ void expect_same(const RawEvent& a, const RawEvent& b, const std::string& where)
   EXPECT_EQ(a.memory.total_reserved, b.memory.total_reserved) << where;
   EXPECT_EQ(a.memory.device_type, b.memory.device_type) << where;
   EXPECT_EQ(a.memory.device_id, b.memory.device_id) << where;
+  EXPECT_EQ(a.tolerated_count, b.tolerated_count) << where;  // none: the fast path declines
 }
 
 // Parses every event of `path` both ways; returns how many the fast path took.
@@ -566,6 +575,38 @@ TEST(FastEventParser, ListsCutShortAtTheEventsEndAreDeclined) {
       }
     }
   }
+}
+
+// Every key of the table (arg_keys.h) with a value of each JSON type: where the fast path takes
+// the event, simdjson reads the same; and it takes at least the plain values of each kind.
+TEST(FastEventParser, ReadsEveryKeyAsSimdjsonDoes) {
+  const std::vector<std::string> values = {"7",           "-3",
+                                           "0",           "1.5",
+                                           "1e2",         R"("s")",
+                                           R"("12")",     R"("")",
+                                           "[1, 2, 3]",   "[[1, 2], [3]]",
+                                           R"({"a": 1})", "null",
+                                           "true",        "18446744073709551615",
+                                           "[]"};
+  std::size_t accepted = 0;
+  for (const auto& spelling : arg_key_spellings()) {
+    for (const std::string& value : values) {
+      const std::string event = R"({"ph": "X", "name": "k", "ts": 1, "dur": 2, "args": {")" +
+                                std::string(spelling.text) + "\": " + value + "}}";
+      const std::string padded = padded_event(event, ' ');
+      RawEvent probe;
+      if (expect_simdjson_agrees_where_fast_accepts(padded, event.size(), probe)) ++accepted;
+    }
+  }
+  for (const auto& spelling : event_key_spellings()) {
+    for (const std::string& value : values) {
+      const std::string event = R"({")" + std::string(spelling.text) + "\": " + value + "}";
+      const std::string padded = padded_event(event, ' ');
+      RawEvent probe;
+      if (expect_simdjson_agrees_where_fast_accepts(padded, event.size(), probe)) ++accepted;
+    }
+  }
+  EXPECT_GT(accepted, 2 * (arg_key_spellings().size() + event_key_spellings().size()));
 }
 
 }  // namespace

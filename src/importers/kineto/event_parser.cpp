@@ -100,12 +100,12 @@ Result<std::string_view> read_number_literal(od::value value, std::string_view f
   return raw;
 }
 
-Result<RawId> read_id(od::value value, std::string_view field, RawEvent& event) {
+Result<RawId> read_id(od::value value, const char* field, RawEvent& event) {
   od::json_type type;
   if (auto code = value.type().get(type)) return simdjson_failure(field, code);
   RawId id;
   if (type != od::json_type::string && type != od::json_type::number) {
-    event.tolerate(field == "pid" ? "pid" : "tid", false);
+    event.tolerate(field, false);
     return id;  // absent
   }
   id.present = true;
@@ -299,15 +299,6 @@ Status read_triple(od::value value, const char* field, std::int32_t (&triple)[3]
     (target) = *result_;                             \
   } while (false)
 
-// `stream` is an integer in CUDA traces and a string such as "0x0" in ROCm runtime calls,
-// which carries no stream we can use (docs/metrics/00-conventions-for-every-figure.md §0.4).
-Status read_stream(od::value value, RawEvent& out) {
-  od::json_type type;
-  if (auto code = value.type().get(type)) return simdjson_failure("args.stream", code);
-  if (type != od::json_type::number) return Done{};
-  return lenient_integer(value, "args.stream", out.stream, out);
-}
-
 // The key's text as written (without unescaping): a key with escapes is never one of ours.
 std::string_view key_text(const od::raw_json_string& key) {
   const char* begin = key.raw();
@@ -315,128 +306,103 @@ std::string_view key_text(const od::raw_json_string& key) {
   return {begin, static_cast<std::size_t>(end - begin)};
 }
 
-Status read_memory_address(od::value value, RawEvent& out) {
-  std::uint64_t unsigned_address = 0;
-  if (!value.get_uint64().get(unsigned_address)) {
-    out.memory.address = unsigned_address;
-    out.memory.has_address = true;
+Status read_args(od::object args, RawEvent& out);
+
+// Reads one value of each kind the keys of arg_keys.h hold, into where the key's value goes:
+// forgiving where the data is optional (see lenient_integer), an error where the JSON is broken.
+class ValueReader {
+ public:
+  ValueReader(od::value value, RawEvent& out) : value_(value), out_(out) {}
+
+  Status operator()(value_kind::Skip /*kind*/, RawEvent& /*event*/, const char* /*field*/) {
+    return Done{};  // On-Demand skips the unread value
+  }
+  // A phase that is not a one-letter string leaves the event without one: the builder skips
+  // and counts it.
+  Status operator()(value_kind::Phase /*kind*/, char& phase, const char* field) {
+    std::string_view text;
+    STEPSCOPE_TRY(lenient_string(value_, field, text, out_));
+    if (text.size() == 1) {
+      phase = text[0];
+    } else if (!text.empty()) {
+      out_.tolerate(field, false);
+    }
     return Done{};
   }
-  std::int64_t address = 0;
-  const std::uint8_t before = out.tolerated_count;
-  STEPSCOPE_TRY(lenient_integer(value, "args.Addr", address, out));
-  if (out.tolerated_count != before && !out.tolerated[before].parsed) return Done{};
-  out.memory.address = static_cast<std::uint64_t>(address);
-  out.memory.has_address = true;
-  return Done{};
-}
-
-Status read_metadata_name(od::value value, RawEvent& out) {
-  od::json_type type;
-  if (auto code = value.type().get(type)) return simdjson_failure("args.name", code);
-  if (type == od::json_type::string) {
-    STEPSCOPE_TRY_ASSIGN(out.metadata_name, read_string(value, "args.name"));
+  Status operator()(value_kind::String /*kind*/, std::string_view& text, const char* field) {
+    return lenient_string(value_, field, text, out_);
   }
-  return Done{};
-}
-
-// Reads one recognised arg. Event args mark the event as needing an EventArgs row.
-Status read_arg(ArgKey key, od::value value, RawEvent& out) {
-  RawArgs& numeric = out.numeric_args;
-  std::int64_t integer = 0;
-  switch (key) {
-    case ArgKey::kOther:
+  Status operator()(value_kind::Id /*kind*/, RawId& id, const char* field) {
+    STEPSCOPE_TRY_ASSIGN(id, read_id(value_, field, out_));
+    return Done{};
+  }
+  Status operator()(value_kind::Time /*kind*/, TimeSlot time, const char* field) {
+    return lenient_time(value_, field, time.literal, time.present, out_);
+  }
+  Status operator()(value_kind::FlowId /*kind*/, std::int64_t& id, const char* field) {
+    STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value_, field));
+    if (type == od::json_type::number) {
+      STEPSCOPE_TRY_ASSIGN(id, read_integer(value_, field));
+    } else if (type == od::json_type::string) {
+      std::string_view text;
+      STEPSCOPE_TRY_ASSIGN(text, read_string(value_, field));
+      id = static_cast<std::int64_t>(std::hash<std::string_view>{}(text) >> 1);
+    }
+    return Done{};
+  }
+  Status operator()(value_kind::Args /*kind*/, RawEvent& event, const char* field) {
+    STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value_, field));
+    if (type != od::json_type::object) {  // null or a list: no args
+      event.tolerate(field, false);
       return Done{};
-    case ArgKey::kCorrelation:
-      return lenient_integer(value, "args.correlation", out.correlation, out);
-    case ArgKey::kExternalId:
-      return lenient_integer(value, "args.External id", out.external_id, out);
-    case ArgKey::kStream:
-      return read_stream(value, out);
-    case ArgKey::kDevice:
-      return lenient_integer(value, "args.device", out.device, out);
-    case ArgKey::kAddress:
-      return read_memory_address(value, out);
-    case ArgKey::kMemoryBytes:
-      return lenient_integer(value, "args.Bytes", out.memory.bytes, out);
-    case ArgKey::kTotalAllocated:
-      return lenient_integer(value, "args.Total Allocated", out.memory.total_allocated, out);
-    case ArgKey::kTotalReserved:
-      return lenient_integer(value, "args.Total Reserved", out.memory.total_reserved, out);
-    case ArgKey::kDeviceType:
-      return lenient_integer(value, "args.Device Type", out.memory.device_type, out);
-    case ArgKey::kDeviceId:
-      return lenient_integer(value, "args.Device Id", out.memory.device_id, out);
-    case ArgKey::kName:
-      return read_metadata_name(value, out);
-    default:
-      break;
+    }
+    return read_args(value_.get_object().value_unsafe(), event);
   }
-  out.has_event_args = true;
-  switch (key) {
-    case ArgKey::kInputDims:
-      STEPSCOPE_TRY_ASSIGN(out.input_dims, read_raw(value, "args.Input Dims"));
-      break;
-    case ArgKey::kInputTypes:
-      STEPSCOPE_TRY_ASSIGN(out.input_types, read_raw(value, "args.Input type"));
-      break;
-    case ArgKey::kConcreteInputs:
-      STEPSCOPE_TRY_ASSIGN(out.concrete_inputs, read_raw(value, "args.Concrete Inputs"));
-      break;
-    case ArgKey::kBytes:
-      STEPSCOPE_TRY(lenient_integer(value, "args.bytes", numeric.bytes, out));
-      break;
-    case ArgKey::kBlocksPerSm:
-      STEPSCOPE_TRY(lenient_real(value, "args.blocks per SM", numeric.blocks_per_sm, out));
-      break;
-    case ArgKey::kOccupancy:
-      STEPSCOPE_TRY(
-          lenient_real(value, "args.est. achieved occupancy %", numeric.occupancy_percent, out));
-      break;
-    case ArgKey::kWarpsPerSm:
-      STEPSCOPE_TRY(lenient_real(value, "args.warps per SM", numeric.warps_per_sm, out));
-      break;
-    case ArgKey::kGrid:
-      return read_triple(value, "args.grid", numeric.grid, out);
-    case ArgKey::kBlock:
-      return read_triple(value, "args.block", numeric.block, out);
-    case ArgKey::kRegisters:
-      integer = numeric.registers_per_thread;
-      STEPSCOPE_TRY(lenient_integer(value, "args.registers per thread", integer, out));
-      numeric.registers_per_thread = static_cast<std::int32_t>(integer);
-      break;
-    case ArgKey::kSharedMemory:
-      STEPSCOPE_TRY(lenient_integer(value, "args.shared memory", numeric.shared_memory, out));
-      break;
-    case ArgKey::kCollectiveName:
-      STEPSCOPE_TRY(lenient_string(value, "args.Collective name", out.collective_name, out));
-      break;
-    case ArgKey::kDtype:
-      STEPSCOPE_TRY(lenient_string(value, "args.dtype", out.dtype, out));
-      break;
-    case ArgKey::kProcessGroupName:
-      STEPSCOPE_TRY(lenient_string(value, "args.Process Group Name", out.process_group_name, out));
-      break;
-    case ArgKey::kInMsgNelems:
-      STEPSCOPE_TRY(lenient_integer(value, "args.In msg nelems", numeric.in_msg_nelems, out));
-      break;
-    case ArgKey::kOutMsgNelems:
-      STEPSCOPE_TRY(lenient_integer(value, "args.Out msg nelems", numeric.out_msg_nelems, out));
-      break;
-    case ArgKey::kFlops:
-      STEPSCOPE_TRY(lenient_integer(value, "args.flops", numeric.flops, out));
-      break;
-    case ArgKey::kSequenceNumber:
-      STEPSCOPE_TRY(lenient_integer(value, "args.Sequence number", numeric.sequence_number, out));
-      break;
-    case ArgKey::kGroupSize:
-      STEPSCOPE_TRY(lenient_integer(value, "args.Group size", numeric.group_size, out));
-      break;
-    default:
-      break;
+  template <typename Integer>
+  Status operator()(value_kind::Integer /*kind*/, Integer& value, const char* field) {
+    return lenient_integer(value_, field, value, out_);
   }
-  return Done{};
-}
+  Status operator()(value_kind::IntegerIfNumber /*kind*/, std::int64_t& value, const char* field) {
+    STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value_, field));
+    if (type != od::json_type::number) return Done{};
+    return lenient_integer(value_, field, value, out_);
+  }
+  Status operator()(value_kind::Real /*kind*/, double& value, const char* field) {
+    return lenient_real(value_, field, value, out_);
+  }
+  Status operator()(value_kind::Triple /*kind*/, std::int32_t (&triple)[3], const char* field) {
+    return read_triple(value_, field, triple, out_);
+  }
+  Status operator()(value_kind::RawJson /*kind*/, std::string_view& raw, const char* field) {
+    STEPSCOPE_TRY_ASSIGN(raw, read_raw(value_, field));
+    return Done{};
+  }
+  Status operator()(value_kind::StringIfString /*kind*/, std::string_view& text,
+                    const char* field) {
+    STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value_, field));
+    if (type == od::json_type::string) STEPSCOPE_TRY_ASSIGN(text, read_string(value_, field));
+    return Done{};
+  }
+  Status operator()(value_kind::Address /*kind*/, RawMemory& memory, const char* field) {
+    std::uint64_t unsigned_address = 0;
+    if (!value_.get_uint64().get(unsigned_address)) {
+      memory.address = unsigned_address;
+      memory.has_address = true;
+      return Done{};
+    }
+    std::int64_t address = 0;
+    const std::uint8_t before = out_.tolerated_count;
+    STEPSCOPE_TRY(lenient_integer(value_, field, address, out_));
+    if (out_.tolerated_count != before && !out_.tolerated[before].parsed) return Done{};
+    memory.address = static_cast<std::uint64_t>(address);
+    memory.has_address = true;
+    return Done{};
+  }
+
+ private:
+  od::value value_;
+  RawEvent& out_;
+};
 
 // Other args are skipped here; they stay reachable through the event's byte range.
 Status read_args(od::object args, RawEvent& out) {
@@ -447,33 +413,8 @@ Status read_args(od::object args, RawEvent& out) {
     if (which == ArgKey::kOther) continue;  // On-Demand skips the unread value
     od::value value;
     if (auto code = field.value().get(value)) return simdjson_failure("args", code);
-    STEPSCOPE_TRY(read_arg(which, value, out));
-  }
-  return Done{};
-}
-
-// A phase that is not a one-letter string leaves the event without one: the builder skips
-// and counts it.
-Status read_phase(od::value value, RawEvent& out) {
-  std::string_view phase;
-  STEPSCOPE_TRY(lenient_string(value, "ph", phase, out));
-  if (phase.size() == 1) {
-    out.phase = phase[0];
-  } else if (!phase.empty()) {
-    out.tolerate("ph", false);
-  }
-  return Done{};
-}
-
-Status read_flow_id(od::value value, RawEvent& out) {
-  od::json_type type;
-  if (auto code = value.type().get(type)) return simdjson_failure("id", code);
-  if (type == od::json_type::number) {
-    STEPSCOPE_TRY_ASSIGN(out.flow_id, read_integer(value, "id"));
-  } else if (type == od::json_type::string) {
-    std::string_view text;
-    STEPSCOPE_TRY_ASSIGN(text, read_string(value, "id"));
-    out.flow_id = static_cast<std::int64_t>(std::hash<std::string_view>{}(text) >> 1);
+    ValueReader reader(value, out);
+    STEPSCOPE_TRY(store_arg_value(which, out, reader));
   }
   return Done{};
 }
@@ -486,31 +427,8 @@ Status read_event(od::object object, RawEvent& out) {
     if (auto code = field.key().get(key)) return simdjson_failure("event", code);
     od::value value;
     if (auto code = field.value().get(value)) return simdjson_failure("event", code);
-    if (key.unsafe_is_equal("ph")) {
-      STEPSCOPE_TRY(read_phase(value, out));
-    } else if (key.unsafe_is_equal("name")) {
-      STEPSCOPE_TRY(lenient_string(value, "name", out.name, out));
-    } else if (key.unsafe_is_equal("cat")) {
-      STEPSCOPE_TRY(lenient_string(value, "cat", out.category, out));
-    } else if (key.unsafe_is_equal("ts")) {
-      STEPSCOPE_TRY(lenient_time(value, "ts", out.ts_literal, out.has_ts, out));
-    } else if (key.unsafe_is_equal("dur")) {
-      STEPSCOPE_TRY(lenient_time(value, "dur", out.dur_literal, out.has_dur, out));
-    } else if (key.unsafe_is_equal("pid")) {
-      STEPSCOPE_TRY_ASSIGN(out.pid, read_id(value, "pid", out));
-    } else if (key.unsafe_is_equal("tid")) {
-      STEPSCOPE_TRY_ASSIGN(out.tid, read_id(value, "tid", out));
-    } else if (key.unsafe_is_equal("id")) {
-      STEPSCOPE_TRY(read_flow_id(value, out));
-    } else if (key.unsafe_is_equal("args")) {
-      od::json_type type;
-      if (auto code = value.type().get(type)) return simdjson_failure("args", code);
-      if (type != od::json_type::object) {  // null or a list: no args
-        out.tolerate("args", false);
-        continue;
-      }
-      STEPSCOPE_TRY(read_args(value.get_object().value_unsafe(), out));
-    }
+    ValueReader reader(value, out);
+    STEPSCOPE_TRY(store_event_value(classify_event_key(key_text(key)), out, reader));
   }
   return Done{};
 }

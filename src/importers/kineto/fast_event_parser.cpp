@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <string_view>
+#include <type_traits>
 
 #include "importers/kineto/arg_keys.h"
 #include "importers/kineto/byte_scan.h"
@@ -399,178 +400,122 @@ bool object(Cursor& cursor, Order&& order_now, Classify&& classify, Field&& fiel
   }
 }
 
-bool triple(Cursor& cursor, std::int32_t (&out)[3]) {
-  if (cursor.peek() != '[') return cursor.skip_value();  // e.g. Inductor's "grid(100,)"
-  cursor.consume('[');
-  if (cursor.peek() == ']') return cursor.consume(']');
-  for (int index = 0;; ++index) {
-    std::int64_t value = 0;
-    if (!cursor.integer(value)) return false;
-    if (index < 3) out[index] = static_cast<std::int32_t>(value);
-    if (cursor.consume(',')) continue;
-    return cursor.consume(']');
+// Reads each kind of value the keys of arg_keys.h hold, into where the key's value goes;
+// declines (false) what it cannot be sure of. The field names are simdjson's, for its notes.
+class ValueReader {
+ public:
+  ValueReader(Cursor& cursor, LearnedKeyOrders* orders) : cursor_(cursor), orders_(orders) {}
+
+  bool operator()(value_kind::Skip /*kind*/, RawEvent& /*event*/, const char* /*field*/) {
+    return cursor_.skip_value();
   }
-}
-
-bool memory_address(Cursor& cursor, RawEvent& out) {
-  std::string_view token;
-  if (!cursor.number_token(token)) return false;
-  std::uint64_t unsigned_value = 0;
-  const auto [stop, error] =
-      std::from_chars(token.data(), token.data() + token.size(), unsigned_value);
-  if (error != std::errc() || stop != token.data() + token.size()) return false;
-  out.memory.address = unsigned_value;
-  out.memory.has_address = true;
-  return true;
-}
-
-bool arg(Cursor& cursor, ArgKey key, RawEvent& out) {
-  RawArgs& numeric = out.numeric_args;
-  std::int64_t integer = 0;
-  switch (key) {
-    case ArgKey::kOther:
-      return cursor.skip_value();
-    case ArgKey::kCorrelation:
-      return cursor.integer(out.correlation);
-    case ArgKey::kExternalId:
-      return cursor.integer(out.external_id);
-    case ArgKey::kStream: {  // a string ("0x0" on ROCm) carries no stream
-      const char next = cursor.peek();
-      return next == '-' || is_ascii_digit(next) ? cursor.integer(out.stream) : cursor.skip_value();
-    }
-    case ArgKey::kDevice:
-      return cursor.integer(out.device);
-    case ArgKey::kAddress:
-      return memory_address(cursor, out);
-    case ArgKey::kMemoryBytes:
-      return cursor.integer(out.memory.bytes);
-    case ArgKey::kTotalAllocated:
-      return cursor.integer(out.memory.total_allocated);
-    case ArgKey::kTotalReserved:
-      return cursor.integer(out.memory.total_reserved);
-    case ArgKey::kDeviceType:
-      return cursor.integer(out.memory.device_type);
-    case ArgKey::kDeviceId:
-      return cursor.integer(out.memory.device_id);
-    case ArgKey::kName:
-      return cursor.peek() == '"' ? cursor.plain_string(out.metadata_name) : cursor.skip_value();
-    default:
-      break;
-  }
-  out.has_event_args = true;
-  switch (key) {
-    case ArgKey::kInputDims:
-      return cursor.container(out.input_dims);  // declines anything but an array or object
-    case ArgKey::kInputTypes:
-      return cursor.container(out.input_types);
-    case ArgKey::kConcreteInputs:
-      return cursor.container(out.concrete_inputs);
-    case ArgKey::kBytes:
-      return cursor.integer(numeric.bytes);
-    case ArgKey::kBlocksPerSm:
-      return cursor.real(numeric.blocks_per_sm);
-    case ArgKey::kOccupancy:
-      return cursor.real(numeric.occupancy_percent);
-    case ArgKey::kWarpsPerSm:
-      return cursor.real(numeric.warps_per_sm);
-    case ArgKey::kGrid:
-      return triple(cursor, numeric.grid);
-    case ArgKey::kBlock:
-      return triple(cursor, numeric.block);
-    case ArgKey::kRegisters:
-      if (!cursor.integer(integer)) return false;
-      numeric.registers_per_thread = static_cast<std::int32_t>(integer);
-      return true;
-    case ArgKey::kSharedMemory:
-      return cursor.integer(numeric.shared_memory);
-    case ArgKey::kCollectiveName:
-      return cursor.plain_string(out.collective_name);
-    case ArgKey::kDtype:
-      return cursor.plain_string(out.dtype);
-    case ArgKey::kProcessGroupName:
-      return cursor.plain_string(out.process_group_name);
-    case ArgKey::kInMsgNelems:
-      return cursor.integer(numeric.in_msg_nelems);
-    case ArgKey::kOutMsgNelems:
-      return cursor.integer(numeric.out_msg_nelems);
-    case ArgKey::kGroupSize:
-      return cursor.integer(numeric.group_size);
-    case ArgKey::kFlops:
-      return cursor.integer(numeric.flops);
-    case ArgKey::kSequenceNumber:
-      return cursor.integer(numeric.sequence_number);
-    default:
-      return false;
-  }
-}
-
-bool id(Cursor& cursor, RawId& out) {
-  out.present = true;
-  if (cursor.peek() == '"') return cursor.plain_string(out.text);
-  const char* begin = cursor.position();  // peek() skipped the spaces
-  if (!cursor.integer(out.number)) return false;
-  out.text = std::string_view(begin, static_cast<std::size_t>(cursor.position() - begin));
-  out.is_number = true;
-  out.plain_decimal = true;  // integer() declines any other form ("1e3", "01", "1.0")
-  return true;
-}
-
-bool flow_id(Cursor& cursor, RawEvent& out) {
-  const char next = cursor.peek();
-  if (next == '"') {
+  bool operator()(value_kind::Phase /*kind*/, char& phase, const char* /*field*/) {
     std::string_view text;
-    if (!cursor.plain_string(text)) return false;
-    out.flow_id = static_cast<std::int64_t>(std::hash<std::string_view>{}(text) >> 1);
+    if (!cursor_.plain_string(text) || text.size() != 1) return false;
+    phase = text[0];
     return true;
   }
-  if (next == '-' || is_ascii_digit(next)) return cursor.integer(out.flow_id);
-  return cursor.skip_value();
-}
-
-bool field(Cursor& cursor, EventKey key, RawEvent& out, LearnedKeyOrders* orders) {
-  switch (key) {
-    case EventKey::kPhase: {
-      std::string_view phase;
-      if (!cursor.plain_string(phase) || phase.size() != 1) return false;
-      out.phase = phase[0];
+  bool operator()(value_kind::String /*kind*/, std::string_view& text, const char* /*field*/) {
+    return cursor_.plain_string(text);
+  }
+  bool operator()(value_kind::Id /*kind*/, RawId& id, const char* /*field*/) {
+    id.present = true;
+    if (cursor_.peek() == '"') return cursor_.plain_string(id.text);
+    const char* begin = cursor_.position();  // peek() skipped the spaces
+    if (!cursor_.integer(id.number)) return false;
+    id.text = std::string_view(begin, static_cast<std::size_t>(cursor_.position() - begin));
+    id.is_number = true;
+    id.plain_decimal = true;  // integer() declines any other form ("1e3", "01", "1.0")
+    return true;
+  }
+  bool operator()(value_kind::Time /*kind*/, TimeSlot time, const char* /*field*/) {
+    time.present = true;
+    return cursor_.time(time.literal, time.time);
+  }
+  bool operator()(value_kind::FlowId /*kind*/, std::int64_t& id, const char* /*field*/) {
+    const char next = cursor_.peek();
+    if (next == '"') {
+      std::string_view text;
+      if (!cursor_.plain_string(text)) return false;
+      id = static_cast<std::int64_t>(std::hash<std::string_view>{}(text) >> 1);
       return true;
     }
-    case EventKey::kTs:
-      out.has_ts = true;
-      return cursor.time(out.ts_literal, out.ts);
-    case EventKey::kId:
-      return flow_id(cursor, out);
-    case EventKey::kCategory:
-      return cursor.plain_string(out.category);
-    case EventKey::kDur:
-      out.has_dur = true;
-      return cursor.time(out.dur_literal, out.dur);
-    case EventKey::kPid:
-      return id(cursor, out.pid);
-    case EventKey::kTid:
-      return id(cursor, out.tid);
-    case EventKey::kName:
-      return cursor.plain_string(out.name);
-    case EventKey::kArgs: {  // declined unless an object
-      KeyOrder<ArgKey>* order = orders == nullptr ? nullptr : orders->for_args(out.category);
-      return object<ArgKey>(
-          cursor, [order] { return order; }, classify_arg_key,
-          [&](ArgKey arg_key) { return arg(cursor, arg_key, out); });
-    }
-    case EventKey::kOther:
-      break;
+    if (next == '-' || is_ascii_digit(next)) return cursor_.integer(id);
+    return cursor_.skip_value();
   }
-  return cursor.skip_value();
-}
+  bool operator()(value_kind::Args /*kind*/, RawEvent& event, const char* /*field*/) {
+    // Declined unless an object.
+    KeyOrder<ArgKey>* order = orders_ == nullptr ? nullptr : orders_->for_args(event.category);
+    // Inlined, with store_arg_value, into the loop over the args: called per arg, it cost about
+    // 80 instructions more per event.
+    return object<ArgKey>(
+        cursor_, [order] { return order; }, classify_arg_key,
+        [&](ArgKey key)
+            __attribute__((always_inline)) { return store_arg_value(key, event, *this); });
+  }
+  template <typename Integer>
+  bool operator()(value_kind::Integer /*kind*/, Integer& value, const char* /*field*/) {
+    if constexpr (std::is_same_v<Integer, std::int64_t>) {
+      return cursor_.integer(value);
+    } else {
+      std::int64_t wide = 0;
+      if (!cursor_.integer(wide)) return false;
+      value = static_cast<Integer>(wide);
+      return true;
+    }
+  }
+  bool operator()(value_kind::IntegerIfNumber /*kind*/, std::int64_t& value, const char* field) {
+    const char next = cursor_.peek();
+    return next == '-' || is_ascii_digit(next) ? (*this)(value_kind::Integer{}, value, field)
+                                               : cursor_.skip_value();
+  }
+  bool operator()(value_kind::Real /*kind*/, double& value, const char* /*field*/) {
+    return cursor_.real(value);
+  }
+  bool operator()(value_kind::Triple /*kind*/, std::int32_t (&triple)[3], const char* /*field*/) {
+    if (cursor_.peek() != '[') return cursor_.skip_value();
+    cursor_.consume('[');
+    if (cursor_.peek() == ']') return cursor_.consume(']');
+    for (int index = 0;; ++index) {
+      std::int64_t value = 0;
+      if (!cursor_.integer(value)) return false;
+      if (index < 3) triple[index] = static_cast<std::int32_t>(value);
+      if (cursor_.consume(',')) continue;
+      return cursor_.consume(']');
+    }
+  }
+  bool operator()(value_kind::RawJson /*kind*/, std::string_view& raw, const char* /*field*/) {
+    return cursor_.container(raw);  // declines anything but a list or an object
+  }
+  bool operator()(value_kind::StringIfString /*kind*/, std::string_view& text,
+                  const char* /*field*/) {
+    return cursor_.peek() == '"' ? cursor_.plain_string(text) : cursor_.skip_value();
+  }
+  bool operator()(value_kind::Address /*kind*/, RawMemory& memory, const char* /*field*/) {
+    std::string_view token;
+    if (!cursor_.number_token(token)) return false;
+    std::uint64_t address = 0;
+    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), address);
+    if (error != std::errc() || stop != token.data() + token.size()) return false;
+    memory.address = address;
+    memory.has_address = true;
+    return true;
+  }
 
-// The one caller of field(), shared by both entry points: with two callers the compiler called
-// field() out of line, about 400 more instructions per event.
+ private:
+  Cursor& cursor_;
+  LearnedKeyOrders* orders_;
+};
+
+// The one caller of store_event_value(), shared by both entry points: with two callers the
+// compiler called the event's field reading out of line, about 400 more instructions per event.
 bool read_event(Cursor& cursor, RawEvent& out, LearnedKeyOrders* orders) {
   const auto order_now = [orders, &out]() -> KeyOrder<EventKey>* {
     return orders == nullptr ? nullptr : orders->for_event(out.phase);
   };
+  ValueReader reader(cursor, orders);
   return object<EventKey>(cursor, order_now, classify_event_key,
-                          [&](EventKey key) { return field(cursor, key, out, orders); });
+                          [&](EventKey key) { return store_event_value(key, out, reader); });
 }
 
 }  // namespace
