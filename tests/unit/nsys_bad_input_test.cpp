@@ -127,6 +127,29 @@ TEST(NsysBadInput, AReportWithoutNsysOnPathGivesTheCommand) {
       << trace.error().message;
 }
 
+TEST(NsysReport, AReportIsExportedWithNsysIntoATemporaryAndRead) {
+  // A stand-in for nsys: `nsys export --type sqlite --output OUT REPORT` copies REPORT to OUT.
+  TempFolder folder;
+  const std::filesystem::path bin = folder.path() / "bin";
+  std::filesystem::create_directories(bin);
+  write_bytes((bin / "nsys").string(), "#!/bin/sh\ncp \"$6\" \"$5\"\n");
+  std::filesystem::permissions(bin / "nsys", std::filesystem::perms::owner_all);
+  const std::string report = folder.file("run.nsys-rep");
+  small_loop().write(report);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", (bin.string() + ":" + saved).c_str(), 1);
+  std::vector<std::string> notes;
+  const Result<Trace> trace = nsys::read_report(report, {}, &notes);
+  ::setenv("PATH", saved.c_str(), 1);
+  ASSERT_TRUE(trace.ok()) << trace.error().describe();
+  EXPECT_EQ(trace->source_path, report);
+  EXPECT_EQ(trace->events.device_activities.size(), 60U);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(notes.front().find("read through `nsys export --type sqlite`"), std::string::npos);
+  for (const std::string& note : notes) EXPECT_EQ(note.rfind(report, 0), 0U) << note;
+}
+
 struct FileState {
   std::string bytes;
   std::int64_t mtime_ns = 0;

@@ -209,7 +209,7 @@ TEST(NsysReader, MemoryUsageEventsBecomeTheMemoryTable) {
   EXPECT_EQ(m.bytes[2], -1024);
   EXPECT_EQ(m.total_allocated[2], 2048);
   EXPECT_EQ(m.device_type[0], 1);
-  EXPECT_TRUE(has_note(r.notes, "CUDA_GPU_MEMORY_USAGE_EVENTS"));
+  EXPECT_TRUE(has_note(r.notes, "device memory: allocations and frees"));
 }
 
 TEST(NsysReader, CommonStepNamesBecomeSteps) {

@@ -501,9 +501,8 @@ Status ExportReader::read_memory() {
   }
   if (m.size() > 0) {
     lines_.emplace_back(
-        "device memory from CUDA_GPU_MEMORY_USAGE_EVENTS: allocated memory counts from the "
-        "capture's start (what was allocated before it is not known), reserved memory is not "
-        "in the export");
+        "device memory: allocations and frees counted from the capture's start (what was "
+        "allocated before, and reserved memory, are not in an export)");
   }
   return Done{};
 }
