@@ -16,6 +16,7 @@
 #include "plan_command.h"
 #include "report_command.h"
 #include "rules_command.h"
+#include "run_command.h"
 #include "scaling_command.h"
 #include "summarize_command.h"
 
@@ -42,6 +43,7 @@ int run(int argc, char** argv) {
   cli::register_report_command(app, exit_status);
   cli::register_rules_command(app, exit_status);
   cli::register_monitor_command(app, exit_status);
+  cli::register_run_command(app, exit_status);
   cli::register_summarize_command(app, exit_status);
   cli::register_merge_command(app, exit_status);
   cli::register_scaling_command(app, exit_status);
@@ -58,6 +60,9 @@ int run(int argc, char** argv) {
     // `stepscope monitor python train.py --epochs 3` reads --epochs as its own option.
     if (app.got_subcommand("monitor")) {
       fmt::print(stderr, "Put `--` before the command: stepscope monitor [OPTIONS] -- COMMAND\n");
+    }
+    if (app.got_subcommand("run")) {
+      fmt::print(stderr, "Put `--` before the command: stepscope run [OPTIONS] -- COMMAND\n");
     }
     return cli::kExitBadInput;
   } catch (const CLI::ParseError& e) {
