@@ -388,7 +388,11 @@ class Recorder:
         self._stop_profiler()
         path = self._write_trace(profiler)
         if not complete and path is not None:
-            steps = "" if self._mode == "time" else f" ({self._recorded} of {self.settings.steps} steps)"
+            steps = (
+                ""
+                if self._mode == "time"
+                else f" ({self._recorded} of {self.settings.steps} steps)"
+            )
             self._write_note(f"the process ended inside the window: {path.name} is partial{steps}")
         if complete and self.settings.stop_after_window:
             raise SystemExit(0)

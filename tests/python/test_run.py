@@ -1,0 +1,196 @@
+"""`stepscope run -- python SCRIPT` and `python -m stepscope.run SCRIPT` on plain PyTorch scripts
+that import nothing from stepscope (CPU only): the exit status is the script's, the trace has
+ProfilerStep# steps, and the diagnosis is printed.
+
+Runs the CLI (STEPSCOPE_CLI, else `stepscope` on PATH); the recorder comes from the installed
+stepscope package, as it does for users.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from job_support import stepscope_command
+
+TIMEOUT_S = 120
+WINDOW = ["--skip", "1", "--steps", "3"]
+
+# A training loop whose Dataset sleeps in __getitem__: input-bound by construction.
+TRAIN = """
+import sys
+import time
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Slow(Dataset):
+    def __len__(self):
+        return 32
+
+    def __getitem__(self, index):
+        time.sleep(0.01)
+        return torch.randn(16), torch.randn(1)
+
+
+model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+for step, (x, y) in enumerate(DataLoader(Slow(), batch_size=4)):
+    if step == int(sys.argv[2]):
+        raise RuntimeError("failed inside the window")
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+sys.exit(int(sys.argv[1]))
+"""
+
+# No optimizer: the steps are the model's outermost forward calls.
+INFERENCE = """
+import torch
+
+model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+with torch.no_grad():
+    for _ in range(8):
+        model(torch.randn(8, 16))
+"""
+
+# The script profiles itself: stepscope run must step aside.
+OWN_PROFILER = """
+import torch
+
+model = torch.nn.Linear(16, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+schedule = torch.profiler.schedule(wait=2, warmup=1, active=2)
+with torch.profiler.profile(schedule=schedule) as prof:
+    for _ in range(8):
+        model(torch.randn(8, 16)).sum().backward()
+        optimizer.step()
+        prof.step()
+"""
+
+
+def write_script(folder: Path, text: str, name: str = "script.py") -> Path:
+    script = folder / name
+    script.write_text(textwrap.dedent(text), encoding="utf-8")
+    return script
+
+
+def run(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+
+
+def stepscope_run(
+    tmp_path: Path, script: Path, *script_args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    command = [stepscope_command(), "run", "--out", str(tmp_path / "out"), *WINDOW, "--"]
+    return run([*command, sys.executable, str(script), *script_args], tmp_path, env)
+
+
+def read_trace(path: Path) -> dict[str, Any]:
+    with gzip.open(path, "rt", encoding="utf-8") as stream:
+        trace: dict[str, Any] = json.load(stream)
+    return trace
+
+
+def profiler_steps(trace: dict[str, Any]) -> list[str]:
+    return sorted(
+        event["name"]
+        for event in trace["traceEvents"]
+        if str(event.get("name", "")).startswith("ProfilerStep#")
+    )
+
+
+def test_training_script_is_recorded_and_diagnosed_with_its_exit_status(tmp_path: Path) -> None:
+    script = write_script(tmp_path, TRAIN)
+    result = stepscope_run(tmp_path, script, "3", "-1")
+    assert result.returncode == 3, result.stderr
+    trace = read_trace(tmp_path / "out" / "rank0.pt.trace.json.gz")
+    assert profiler_steps(trace) == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
+    assert trace["stepscope_host"]["cores_available"] >= 1
+    # The text report names the input-bound finding by its bottleneck.
+    assert "input_pipeline bound: Data loading takes" in result.stdout, result.stdout
+    assert (tmp_path / "out" / "report.html").read_text(encoding="utf-8").startswith("<!")
+
+
+def test_inference_steps_come_from_outermost_forwards(tmp_path: Path) -> None:
+    script = write_script(tmp_path, INFERENCE)
+    # An existing sitecustomize is chained, not hidden.
+    site = tmp_path / "site"
+    site.mkdir()
+    marker = tmp_path / "chained"
+    (site / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    inherited = os.environ.get("PYTHONPATH", "")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(site), inherited) if p)}
+    result = stepscope_run(tmp_path, script, env=env)
+    assert result.returncode == 0, result.stderr
+    trace = read_trace(tmp_path / "out" / "rank0.pt.trace.json.gz")
+    assert profiler_steps(trace) == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
+    assert marker.exists()
+
+
+def test_a_script_with_its_own_profiler_is_not_profiled_twice(tmp_path: Path) -> None:
+    script = write_script(tmp_path, OWN_PROFILER)
+    result = stepscope_run(tmp_path, script)
+    assert result.returncode == 0, result.stderr
+    assert "runs torch.profiler itself" in result.stderr
+    assert not list((tmp_path / "out").glob("*.pt.trace.json.gz"))
+
+
+def test_a_failure_inside_the_window_leaves_a_readable_partial_trace(tmp_path: Path) -> None:
+    script = write_script(tmp_path, TRAIN)
+    result = stepscope_run(tmp_path, script, "0", "2")  # raises in the window's second step
+    assert result.returncode == 1
+    assert "RuntimeError: failed inside the window" in result.stderr
+    trace = read_trace(tmp_path / "out" / "rank0.pt.trace.json.gz")
+    assert profiler_steps(trace) == ["ProfilerStep#0", "ProfilerStep#1"]
+    assert "is partial (1 of 3 steps)" in result.stderr
+
+
+def test_processes_without_torch_and_disabled_runs_record_nothing(tmp_path: Path) -> None:
+    probe = write_script(tmp_path, "import sys\nprint('torch' in sys.modules)\n")
+    result = stepscope_run(tmp_path, probe)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[0] == "False"  # the hook never imports torch
+    assert "no trace was written" in result.stderr
+    script = write_script(tmp_path, INFERENCE, "inference.py")
+    disabled = {**os.environ, "STEPSCOPE_RUN_DISABLE": "1"}
+    command = [stepscope_command(), "run", "--out", str(tmp_path / "off"), *WINDOW, "--"]
+    result = run([*command, sys.executable, str(script)], tmp_path, disabled)
+    assert result.returncode == 0, result.stderr
+    assert not list((tmp_path / "off").glob("*.pt.trace.json.gz"))
+
+
+def test_stepscope_fails_with_2_before_starting_a_command(tmp_path: Path) -> None:
+    result = run([stepscope_command(), "run", "--steps", "0", "--", "true"], tmp_path)
+    assert result.returncode == 2
+    assert not list(tmp_path.iterdir())  # no out folder made
+
+
+def test_python_m_stepscope_run(tmp_path: Path) -> None:
+    script = write_script(tmp_path, TRAIN)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "stepscope.run", "--out", str(out), *WINDOW]
+    result = run([*command, str(script), "5", "-1"], tmp_path)
+    assert result.returncode == 5, result.stderr
+    trace = read_trace(out / "rank0.pt.trace.json.gz")
+    assert profiler_steps(trace) == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
+    assert "input_pipeline bound: Data loading takes" in result.stdout, result.stdout
+    assert (out / "report.html").is_file()
