@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from job_support import stepscope_command
 
 TIMEOUT_S = 120
@@ -60,6 +61,38 @@ model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.L
 with torch.no_grad():
     for _ in range(8):
         model(torch.randn(8, 16))
+"""
+
+# Two gloo ranks under torchrun; rank 1 sleeps in every step, so rank 0 waits for it.
+DDP = """
+import time
+
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(64, 64))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+for _ in range(8):
+    if dist.get_rank() == 1:
+        time.sleep(0.1)
+    model(torch.randn(32, 64)).sum().backward()
+    optimizer.step()
+dist.destroy_process_group()
+"""
+
+# A step of two optimizer steps, in a module of its own: --step-fn work:step names it.
+STEP_MODULE = """
+import torch
+
+model = torch.nn.Linear(16, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+def step():
+    for _ in range(2):
+        model(torch.randn(8, 16)).sum().backward()
+        optimizer.step()
 """
 
 # The script profiles itself: stepscope run must step aside.
@@ -194,3 +227,38 @@ def test_python_m_stepscope_run(tmp_path: Path) -> None:
     assert profiler_steps(trace) == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
     assert "input_pipeline bound: Data loading takes" in result.stdout, result.stdout
     assert (out / "report.html").is_file()
+
+
+def test_a_torchrun_job_records_each_rank_and_names_the_straggler(tmp_path: Path) -> None:
+    import torch
+
+    if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+        pytest.skip("this torch build has no gloo backend")
+    script = write_script(tmp_path, DDP)
+    out = tmp_path / "out"
+    command = [stepscope_command(), "run", "--out", str(out), "--skip", "2", "--steps", "4"]
+    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2"]
+    result = run([*command, "--", *launcher, str(script)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.glob("*.pt.trace.json.gz")) == [
+        "rank0.pt.trace.json.gz",
+        "rank1.pt.trace.json.gz",
+    ]
+    assert "Straggler: rank 1 arrives last" in result.stdout, result.stdout
+
+
+def test_step_fn_makes_each_call_of_a_function_a_step(tmp_path: Path) -> None:
+    write_script(tmp_path, STEP_MODULE, "work.py")
+    script = write_script(tmp_path, "import work\nfor _ in range(8):\n    work.step()\n")
+    out = tmp_path / "out"
+    command = [stepscope_command(), "run", "--out", str(out), *WINDOW, "--step-fn", "work:step"]
+    result = run([*command, "--", sys.executable, str(script)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    trace = read_trace(out / "rank0.pt.trace.json.gz")
+    assert profiler_steps(trace) == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
+    optimizer_steps = [
+        event
+        for event in trace["traceEvents"]
+        if str(event.get("name", "")).startswith("Optimizer.step#")
+    ]
+    assert len(optimizer_steps) == 6  # two per step: the optimizer did not set the steps
