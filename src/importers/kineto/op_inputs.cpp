@@ -192,16 +192,16 @@ std::size_t OpInputsTable::slot_of(const OpInputTexts& texts) const {
   hash ^= hash >> 32;
   const std::size_t mask = slots_.size() - 1;
   std::size_t slot = static_cast<std::size_t>(hash) & mask;
-  while (slots_[slot] >= 0 && !(texts_[static_cast<std::size_t>(slots_[slot])] == texts)) {
+  while (slots_[slot].row >= 0 && !(slots_[slot].texts == texts)) {
     slot = (slot + 1) & mask;
   }
   return slot;
 }
 
 void OpInputsTable::grow() {
-  slots_.assign(slots_.empty() ? 64 : slots_.size() * 2, -1);
+  slots_.assign(slots_.empty() ? 64 : slots_.size() * 2, Slot{});
   for (std::size_t row = 0; row < texts_.size(); ++row) {
-    slots_[slot_of(texts_[row])] = static_cast<std::int32_t>(row);
+    slots_[slot_of(texts_[row])] = Slot{texts_[row], static_cast<std::int32_t>(row)};
   }
 }
 
@@ -211,14 +211,14 @@ void OpInputsTable::insert(const OpInputTexts& texts, std::int32_t row) {
   if (texts_.size() * 2 > slots_.size()) {
     grow();
   } else {
-    slots_[slot_of(texts)] = row;
+    slots_[slot_of(texts)] = Slot{texts, row};
   }
 }
 
 std::int32_t OpInputsTable::row_of(const OpInputTexts& texts, Trace& trace) {
   if (texts.empty()) return -1;
   if (slots_.empty()) grow();
-  const std::int32_t found = slots_[slot_of(texts)];
+  const std::int32_t found = slots_[slot_of(texts)].row;
   if (found >= 0) return found;
   OpInputs row;
   row.shapes_text = texts.dims;
@@ -249,7 +249,7 @@ std::vector<std::int32_t> OpInputsTable::absorb(const OpInputsTable& later,
   for (std::size_t r = 0; r < later.texts_.size(); ++r) {
     const OpInputTexts& text = later.texts_[r];
     const OpInputTexts texts{map(text.dims), map(text.types), map(text.concrete)};
-    const std::int32_t found = slots_[slot_of(texts)];
+    const std::int32_t found = slots_[slot_of(texts)].row;
     if (found >= 0) {
       rows[r] = found;
       continue;

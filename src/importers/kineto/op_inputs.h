@@ -64,8 +64,13 @@ class OpInputsTable {
   std::vector<OpInputTexts> texts_;       // per row
   std::vector<std::uint8_t> unreadable_;  // per row
   bool any_unreadable_ = false;
-  // Open addressing over rows by their texts; -1 is an empty slot. Looked up once per op.
-  std::vector<std::int32_t> slots_;
+  // Open addressing over rows by their texts, looked up once per op: the texts sit in the slot,
+  // so that a lookup reads one cache line. Row -1 is an empty slot.
+  struct Slot {
+    OpInputTexts texts;
+    std::int32_t row = -1;
+  };
+  std::vector<Slot> slots_;
 };
 
 }  // namespace stepscope::kineto
