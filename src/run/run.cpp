@@ -16,8 +16,6 @@
 
 #include <fmt/format.h>
 
-extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
-
 namespace stepscope::run {
 
 namespace fs = std::filesystem;
@@ -41,7 +39,7 @@ fs::path resolve_program(const std::string& program) {
   const char* path = std::getenv("PATH");
   std::istringstream folders(path ? path : "");
   for (std::string folder; std::getline(folders, folder, ':');) {
-    const fs::path candidate = fs::path(folder.empty() ? "." : folder) / program;
+    fs::path candidate = fs::path(folder.empty() ? "." : folder) / program;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return {};
@@ -62,6 +60,7 @@ std::string shebang_python(const fs::path& script) {
 // Runs `argv` and returns its standard output; standard error is left to the terminal.
 Result<std::string> capture_output(const std::vector<std::string>& argv) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::array<int, 2> pipe_ends{};
