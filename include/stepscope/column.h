@@ -1,13 +1,12 @@
 // A column of the trace's tables: a growable array of plain values, like std::vector, whose
-// storage it owns outright. A column reserved as movable holds pages of its own, which another
-// column can take over whole (append_moving): the importer joins the parts of a trace read on two
-// threads that way, without writing a second copy of every value into fresh pages.
+// storage it owns outright. The importer may give a column pages of its own, which another
+// column can then take over whole; that machinery is private to the trace's storage
+// (src/trace/column_pages.h).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <new>
@@ -33,12 +32,6 @@ Block allocate(std::size_t bytes, bool paged);
 // `block` with room for `bytes`, its first `used` bytes kept; may move.
 Block reallocate(Block block, std::size_t used, std::size_t bytes);
 void release(Block block) noexcept;
-// Moves the pages holding the first `from_used` bytes of `from` into `to`'s unused room, to the
-// first page boundary at or after its first `to_used` bytes, releases what is left of `from`
-// (which is then empty), and returns where those bytes now start: the caller closes the gap of
-// less than a page before them. Nothing, with nothing changed, when either is not paged, `from`
-// is not one mapping, or `to` lacks the room.
-std::byte* move_pages_after(Block& to, std::size_t to_used, Block& from, std::size_t from_used);
 
 }  // namespace column_storage
 
@@ -104,14 +97,6 @@ class Column {
   void reserve(std::size_t count) {
     if (count > capacity()) resize_block(count);
   }
-  // Reserves pages of the column's own (see column_storage): what append_moving can take over.
-  // An empty column only.
-  void reserve_movable(std::size_t count) {
-    if (!empty() || count == 0) return;
-    Column fresh;
-    fresh.block_ = column_storage::allocate(bytes_for(count), true);
-    swap(fresh);
-  }
   // New values are `value`, T() by default, as std::vector's.
   void resize(std::size_t count, const T& value = T()) {
     reserve(count);
@@ -157,45 +142,12 @@ class Column {
     std::swap(block_, other.block_);
     std::swap(size_, other.size_);
   }
-  // Appends `later`'s values, each passed through `map`, and leaves it empty: by taking over
-  // its pages when both are movable and this column has the room (then no value is written into
-  // a fresh page; returns true), else by copying.
-  template <typename Map>
-  bool append_moving(Column& later, const Map& map) {
-    const std::size_t count = later.size_;
-    std::byte* moved = column_storage::move_pages_after(block_, size_ * sizeof(T), later.block_,
-                                                        count * sizeof(T));
-    if (moved == nullptr && size_ + count > capacity()) grow_for(size_ + count);
-    const std::byte* from = moved != nullptr ? moved : reinterpret_cast<std::byte*>(later.data());
-    T* to = data() + size_;
-    if (count > 0) {
-      if constexpr (std::is_same_v<Map, AsIs>) {
-        std::memmove(to, from, count * sizeof(T));
-      } else {
-        // Forward, value by value: moved values are each read before any write reaches them
-        // (the gap before them is less than a page, and they only move down).
-        for (std::size_t i = 0; i < count; ++i) {
-          T value;
-          std::memcpy(&value, from + i * sizeof(T), sizeof(T));
-          to[i] = static_cast<T>(map(value));
-        }
-      }
-    }
-    size_ += count;
-    Column().swap(later);
-    return moved != nullptr;
-  }
-  // The same, the values as they are.
-  bool append_moving(Column& later) { return append_moving(later, AsIs{}); }
-
   friend bool operator==(const Column& a, const Column& b) {
     return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
   }
 
  private:
-  struct AsIs {
-    T operator()(const T& value) const { return value; }
-  };
+  friend struct ColumnPages;
   static std::size_t bytes_for(std::size_t count) {
     if (count > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
     return count * sizeof(T);

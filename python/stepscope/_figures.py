@@ -736,6 +736,8 @@ RankHeader = TypedDict(
         "rank": int,
         "rank_source": str,
         "file": str,
+        "format": NotRequired[str],
+        "producer": NotRequired[str],
         "world_size": NotRequired[int],
         "devices": list[Device],
         "diagnosis": Diagnosis,

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <new>
 
-#include "stepscope/column.h"
+#include "trace/column_pages.h"
 
 namespace stepscope::column_storage {
 

@@ -1,5 +1,5 @@
 // Column: a vector of plain values whose pages another column can take over.
-#include "stepscope/column.h"
+#include "trace/column_pages.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -40,7 +40,7 @@ std::vector<T> as_vector(const Column<T>& column) {
 template <typename T>
 Column<T> counting(std::size_t count, std::int64_t from, bool movable, std::size_t room = 0) {
   Column<T> column;
-  if (movable) column.reserve_movable(std::max(room, count + 1));
+  if (movable) ColumnPages::reserve_movable(column, std::max(room, count + 1));
   for (std::size_t i = 0; i < count; ++i) {
     column.push_back(static_cast<T>(from + static_cast<std::int64_t>(i)));
   }
@@ -72,7 +72,7 @@ TEST(Column, BehavesAsAVectorOfValues) {
 
 TEST(Column, GrowsPastAMovableReservation) {
   Column<std::int32_t> column;
-  column.reserve_movable(10);
+  ColumnPages::reserve_movable(column, 10);
   for (std::int32_t i = 0; i < 200000; ++i) column.push_back(i);
   ASSERT_EQ(column.size(), 200000U);
   for (std::int32_t i = 0; i < 200000; i += 997) EXPECT_EQ(column[i], i);
@@ -85,7 +85,7 @@ void check_append_moving(std::size_t earlier, std::size_t later, bool earlier_mo
   const auto page_slack = 2 * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   Column<T> to = counting<T>(earlier, 0, earlier_movable, earlier + later + page_slack);
   Column<T> from = counting<T>(later, static_cast<std::int64_t>(earlier), later_movable);
-  const bool moved = to.append_moving(from);
+  const bool moved = ColumnPages::append_moving(to, from);
   EXPECT_EQ(moved, later > 0 && earlier_movable && later_movable && kPagesMove)
       << earlier << " + " << later;
   EXPECT_TRUE(from.empty());
@@ -113,15 +113,15 @@ TEST(Column, AppendMovingKeepsEveryValueInOrder) {
 TEST(Column, AppendMovingRowsWhoseSizeDoesNotDivideThePage) {
   Column<Row> to;
   Column<Row> from;
-  to.reserve_movable(50000);
-  from.reserve_movable(30000);
+  ColumnPages::reserve_movable(to, 50000);
+  ColumnPages::reserve_movable(from, 30000);
   std::vector<Row> expected;
   for (std::int32_t i = 0; i < 30011; ++i) {
     const Row row{i, -i, static_cast<std::uint32_t>(i), 1, 2, 3, i % 7};
     (i < 12345 ? to : from).push_back(row);
     expected.push_back(row);
   }
-  EXPECT_EQ(to.append_moving(from), kPagesMove);
+  EXPECT_EQ(ColumnPages::append_moving(to, from), kPagesMove);
   EXPECT_EQ(as_vector(to), expected);
 }
 
@@ -130,7 +130,7 @@ TEST(Column, AppendMovingThroughAMapRewritesEveryValue) {
     for (const bool movable : {true, false}) {
       Column<std::uint32_t> to = counting<std::uint32_t>(earlier, 0, true, earlier + 30000);
       Column<std::uint32_t> from = counting<std::uint32_t>(20000, 0, movable);
-      EXPECT_EQ(to.append_moving(from, [](std::uint32_t v) { return 3 * v + 1; }),
+      EXPECT_EQ(ColumnPages::append_moving(to, from, [](std::uint32_t v) { return 3 * v + 1; }),
                 movable && kPagesMove);
       ASSERT_EQ(to.size(), earlier + 20000) << earlier;
       for (std::size_t i = 0; i < earlier; ++i) ASSERT_EQ(to[i], i) << earlier;
@@ -143,10 +143,10 @@ TEST(Column, AppendMovingThroughAMapRewritesEveryValue) {
 TEST(Column, AppendMovingWithoutRoomCopies) {
   const auto per_page = static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE)) / 8;
   Column<std::int64_t> to;
-  to.reserve_movable(10);  // one page
+  ColumnPages::reserve_movable(to, 10);  // one page
   for (std::int64_t i = 0; i < per_page - 12; ++i) to.push_back(i);
   Column<std::int64_t> from = counting<std::int64_t>(10 * per_page, per_page - 12, true);
-  EXPECT_FALSE(to.append_moving(from));
+  EXPECT_FALSE(ColumnPages::append_moving(to, from));
   EXPECT_EQ(as_vector(to), as_vector(counting<std::int64_t>(11 * per_page - 12, 0, false)));
 }
 
@@ -155,9 +155,9 @@ TEST(Column, AColumnThatTookPagesOverCanGiveThemOnAndGrow) {
   Column<std::int64_t> first = counting<std::int64_t>(3001, 0, true, 20000);
   Column<std::int64_t> second = counting<std::int64_t>(2000, 3001, true, 10000);
   Column<std::int64_t> third = counting<std::int64_t>(999, 5001, true);
-  EXPECT_EQ(second.append_moving(third), kPagesMove);
+  EXPECT_EQ(ColumnPages::append_moving(second, third), kPagesMove);
   // `second` is now two mappings, which the kernel cannot move as one: its values are copied.
-  EXPECT_FALSE(first.append_moving(second));
+  EXPECT_FALSE(ColumnPages::append_moving(first, second));
   for (std::int64_t i = 6000; i < 300000; ++i) first.push_back(i);
   EXPECT_EQ(as_vector(first), as_vector(counting<std::int64_t>(300000, 0, false)));
 }

@@ -110,6 +110,14 @@ const auto& rank_trace_part(const RankHeader& h) {
 inline const Diagnosis& rank_diagnosis(const RankHeader& h) { return h.diagnosis; }
 inline ImportFigures rank_import(const RankHeader& h) { return {h.trace}; }
 inline std::int64_t rank_world_size(const RankHeader& h) { return h.trace.distributed.world_size; }
+inline std::string rank_format(const RankHeader& h) {
+  return std::string(to_string(h.trace.origin.format));
+}
+inline const std::string& rank_producer(const RankHeader& h) { return h.trace.origin.producer; }
+// A PyTorch profiler trace is the default, and its documents leave the format out.
+inline bool not_kineto(const RankHeader& h) {
+  return h.trace.origin.format != TraceFormat::kKinetoJson;
+}
 
 template <>
 struct Fields<RankHeader> {
@@ -124,6 +132,15 @@ struct Fields<RankHeader> {
             "how it was found: `distributedInfo.rank`, `file name`, `file order in the "
             "folder`, or the single-file default"),
         D::field<&rank_trace_part<&T::source_path>>("file", Unit::kNone, "the trace file"),
+        D::field<&rank_format>("format", Unit::kNone,
+                               "the file's format, when it is not PyTorch profiler JSON "
+                               "(`Nsight Systems SQLite export`)")
+            .when<&not_kineto>(),
+        D::field<&rank_producer>("producer", Unit::kNone,
+                                 "what wrote the file, as it states it (the exporter's version)")
+            .when<[](const RankHeader& h) {
+              return not_kineto(h) && !h.trace.origin.producer.empty();
+            }>(),
         D::field<&rank_world_size>("world_size", Unit::kCount, "`distributedInfo.world_size`")
             .when<[](const RankHeader& h) { return h.trace.distributed.world_size >= 0; }>(),
         D::field<&rank_trace_part<&T::devices>>("devices", Unit::kNone, "`deviceProperties`"),

@@ -14,8 +14,9 @@
 #include "concurrency/parallel_for.h"
 #include "importers/kineto/decimal.h"
 #include "importers/kineto/event_args_rows.h"
-#include "importers/kineto/linker.h"
-#include "importers/kineto/time_order.h"
+#include "trace/column_pages.h"
+#include "trace/linker.h"
+#include "trace/time_order.h"
 
 namespace stepscope::kineto {
 
@@ -147,7 +148,7 @@ std::uint32_t TraceBuilder::thread_index(const RawId& pid, const RawId& tid) {
 void TraceBuilder::reserve_columns(std::size_t expected_events, bool movable) {
   const auto reserve_column = [movable](auto& column, std::size_t count) {
     if (movable) {
-      column.reserve_movable(count);
+      ColumnPages::reserve_movable(column, count);
     } else {
       column.reserve(count);
     }
@@ -405,17 +406,17 @@ void append(C& to, const C& from) {
 }
 
 // Appends later parts' columns to this part's, by taking over their pages where they can move
-// (Column::append_moving), and counts the columns that moved.
+// (ColumnPages::append_moving), and counts the columns that moved.
 class ColumnJoiner {
  public:
   template <typename T>
   void join(Column<T>& to, Column<T>& from) {
-    moved_ += to.append_moving(from) ? 1 : 0;
+    moved_ += ColumnPages::append_moving(to, from) ? 1 : 0;
   }
   // The same, the values appended passed through `map` (ids of the later part to this part's).
   template <typename T, typename Map>
   void join(Column<T>& to, Column<T>& from, const Map& map) {
-    moved_ += to.append_moving(from, map) ? 1 : 0;
+    moved_ += ColumnPages::append_moving(to, from, map) ? 1 : 0;
   }
   [[nodiscard]] std::size_t moved() const { return moved_; }
 
@@ -426,8 +427,8 @@ class ColumnJoiner {
 }  // namespace
 
 // Two halves of about as many bytes, one per thread. Where the later part's pages move into
-// this part's columns (Column::append_moving), its values are moved within pages already touched
-// rather than written into fresh ones, and only the ids are rewritten.
+// this part's columns (ColumnPages::append_moving), its values are moved within pages already
+// touched rather than written into fresh ones, and only the ids are rewritten.
 std::size_t TraceBuilder::absorb_first_half(Trace& later, const AbsorbMaps& maps) {
   ColumnJoiner joiner;
   EventTable& e = trace_.events;

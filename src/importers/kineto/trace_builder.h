@@ -11,7 +11,7 @@
 
 #include "importers/kineto/event_args_rows.h"
 #include "importers/kineto/event_splitter.h"
-#include "importers/kineto/import_notes.h"
+#include "load/import_notes.h"
 #include "importers/kineto/raw_event.h"
 #include "stepscope/error.h"
 #include "stepscope/trace.h"
@@ -25,7 +25,7 @@ class TraceBuilder {
   // Reserves address space for about this many events so that columns never move while they
   // grow (untouched pages cost no resident memory); less where the address space is limited.
   // `movable`: the event columns and rows in pages of their own, for a trace read in parts,
-  // whose parts absorb() then joins by moving pages (Column::append_moving).
+  // whose parts absorb() then joins by moving pages (ColumnPages::append_moving).
   void reserve(std::size_t expected_events, bool movable = false);
   Status add(const RawEvent& event);
   // Reads the top-level fields, sorts and links, on up to `threads` threads. The trace is

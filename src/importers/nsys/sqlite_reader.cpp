@@ -88,8 +88,11 @@ std::string_view Statement::text(int column) const {
 
 Result<Database> Database::open(const std::string& path) {
   sqlite3* raw = nullptr;
-  const int code = sqlite3_open_v2(immutable_uri(path).c_str(), &raw,
-                                   SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  // One connection per thread that reads it: SQLite's own mutexes (about 4 % of reading a large
+  // export) guard nothing here.
+  const int code =
+      sqlite3_open_v2(immutable_uri(path).c_str(), &raw,
+                      SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   Database database;
   database.db_.reset(raw);
   if (code != SQLITE_OK) return sqlite_error(raw, code, "opening the file");
