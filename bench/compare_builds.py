@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run_benchmarks import (  # noqa: E402
+from run_benchmarks import (
     REPO,
     analyze,
     ensure_large_trace,
