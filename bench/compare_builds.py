@@ -65,7 +65,7 @@ def compare(
     befores, afters = run_pairs(
         lambda: run_once(before, out_before), lambda: run_once(after, out_after), repeat
     )
-    same = figures_without_timing(out_before) == figures_without_timing(out_after)
+    same = bool(figures_without_timing(out_before) == figures_without_timing(out_after))
     print_row(
         f"{label}: time", [r.seconds for r in befores], [r.seconds for r in afters], "s", tolerance
     )
