@@ -14,6 +14,7 @@
 #include "analysis/launch_match.h"
 #include "analysis/name_test.h"
 #include "analysis/sort_doubles.h"
+#include "analysis/spread_of_others.h"
 
 namespace stepscope {
 
@@ -162,12 +163,6 @@ void trim_tail(std::vector<Step>& steps) {
   }
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 // docs/metrics/02-step-time-statistics.md §2: with at least kOutlierMinimumSteps kept steps,
 // slower than the median of the other kept steps by more than 3 robust sigmas and by more than
 // kOutlierMinimumExcess of that median. Fewer steps give no robust spread, and a step a few
@@ -181,18 +176,18 @@ void flag_outliers(std::vector<Step>& steps) {
     if (step.kept()) kept.push_back(&step);
   }
   if (kept.size() < kOutlierMinimumSteps) return;
+  // Sorted once: copying and sorting the others for every step is quadratic on long exports.
+  std::vector<double> sorted;
+  sorted.reserve(kept.size());
+  for (const Step* step : kept) sorted.push_back(static_cast<double>(step->duration_ns()));
+  sort_doubles(sorted);
   for (Step* candidate : kept) {
-    std::vector<double> others;
-    for (const Step* other : kept) {
-      if (other != candidate) others.push_back(static_cast<double>(other->duration_ns()));
-    }
-    const double center = median(others);
-    std::vector<double> deviations;
-    deviations.reserve(others.size());
-    for (double value : others) deviations.push_back(std::fabs(value - center));
-    const double mad = median(deviations);
-    const double excess = static_cast<double>(candidate->duration_ns()) - center;
-    candidate->outlier = excess > 3.0 * 1.4826 * mad && excess > kOutlierMinimumExcess * center;
+    const auto duration = static_cast<double>(candidate->duration_ns());
+    const auto position = std::lower_bound(sorted.begin(), sorted.end(), duration) - sorted.begin();
+    const SpreadOfOthers others = spread_of_others(sorted, static_cast<std::size_t>(position));
+    const double excess = duration - others.median;
+    candidate->outlier =
+        excess > 3.0 * 1.4826 * others.mad && excess > kOutlierMinimumExcess * others.median;
   }
 }
 
