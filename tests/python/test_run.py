@@ -247,13 +247,18 @@ def test_a_torchrun_job_records_each_rank_and_names_the_straggler(tmp_path: Path
     assert "Straggler: rank 1 arrives last" in result.stdout, result.stdout
 
 
-def test_step_fn_makes_each_call_of_a_function_a_step(tmp_path: Path) -> None:
+def test_step_fn_makes_each_call_a_step_and_the_program_can_stop_after_the_window(
+    tmp_path: Path,
+) -> None:
     write_script(tmp_path, STEP_MODULE, "work.py")
-    script = write_script(tmp_path, "import work\nfor _ in range(8):\n    work.step()\n")
+    loop = "import work\nfor _ in range(8):\n    work.step()\nprint('ran to the end')\n"
+    script = write_script(tmp_path, loop)
     out = tmp_path / "out"
     command = [stepscope_command(), "run", "--out", str(out), *WINDOW, "--step-fn", "work:step"]
+    command.append("--stop-after-window")
     result = run([*command, "--", sys.executable, str(script)], tmp_path)
     assert result.returncode == 0, result.stderr
+    assert "ran to the end" not in result.stdout  # stopped once the window was written
     trace = read_trace(out / "rank0.pt.trace.json.gz")
     assert profiler_steps(trace) == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
     optimizer_steps = [
