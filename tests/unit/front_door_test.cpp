@@ -24,7 +24,7 @@ const std::string kPerfetto("\x0a\x12\x08\x01\x10\x80\x80\x04\x18\x00\x22\x04\x0
 const std::string kSqliteHeader("SQLite format 3\0\x10\x00\x01\x01\x00\x40\x20\x20", 24);
 
 std::string write(const TempFolder& folder, const std::string& name, const std::string& bytes) {
-  const std::string path = folder.file(name);
+  std::string path = folder.file(name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
