@@ -128,25 +128,22 @@ int run_run(const RunArguments& a) {
 
 void register_run_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<RunArguments>();
-  CLI::App* command = app.add_subcommand(
-      "run", "Run a PyTorch program unchanged, record a window of its steps, diagnose them");
+  CLI::App* command =
+      app.add_subcommand("run", "Run a PyTorch program unchanged; record and diagnose a few steps");
   command
       ->add_option("--out", a->out,
-                   "folder for the traces and report.html (default: a new "
-                   "stepscope-run-YYYYmmdd-HHMMSS here)")
+                   "traces and report.html (default: new stepscope-run-DATE-TIME here)")
       ->type_name("DIR");
   command->add_option("--skip", a->skip, "steps left out before recording (warm-up)")
       ->capture_default_str();
   command->add_option("--steps", a->steps, "steps recorded")->capture_default_str();
   command
       ->add_option("--step-fn", a->step_fn,
-                   "steps are the calls of this function (default: optimizer steps, else "
-                   "outermost model forwards)")
+                   "its calls are the steps (default: optimizer steps, else forwards)")
       ->type_name("MODULE:FUNCTION");
   command
       ->add_option("--seconds", a->seconds,
-                   "when no step has ended S seconds after torch was imported, record the next S "
-                   "seconds")
+                   "no step S s after torch is imported: record the next S seconds")
       ->type_name("S");
   command->add_flag("--stacks", a->stacks, "record Python stacks (with_stack; more overhead)");
   command->add_flag("--stop-after-window", a->stop_after_window,
@@ -158,8 +155,8 @@ void register_run_command(CLI::App& app, int& exit_status) {
       "  stepscope run -- python train.py --epochs 1\n"
       "  stepscope run --out traces --skip 10 --steps 3 -- torchrun --nproc-per-node 2 train.py\n"
       "  stepscope run --step-fn __main__:generate -- python serve.py\n"
-      "Exit status: the command's; 126 or 127 when it cannot be run; 2 when stepscope fails "
-      "before starting it.\n"
+      "Exit status: the command's; 126 or 127 when it cannot be run;\n"
+      "2 when stepscope fails before starting it.\n"
       "Off: STEPSCOPE_RUN_DISABLE=1 runs the command without recording.");
   command->callback([a, &exit_status] { exit_status = run_run(*a); });
 }
