@@ -21,6 +21,7 @@ COMMANDS = [
     "summarize",
     "merge",
     "scaling",
+    "run",
 ]
 
 
