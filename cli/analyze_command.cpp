@@ -79,8 +79,7 @@ ReportPtr analyze_with_progress(const std::string& path, const AnalysisArguments
 void register_analyze_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<AnalyzeArguments>();
   CLI::App* command = app.add_subcommand(
-      "analyze",
-      "Analyze a trace (Kineto .json[.gz], Nsight .sqlite) or a folder of ranks");
+      "analyze", "Analyze a trace (Kineto .json[.gz], Nsight .sqlite) or a rank folder");
   command->add_option("PATH", a->path, "trace file or folder")->required();
   add_analysis_options(*command, a->analysis);
   add_folder_report_options(*command, a->folder);

@@ -25,7 +25,8 @@ namespace {
 int run(int argc, char** argv) {
   namespace cli = stepscope::cli;
   cli::bound_allocator_caching();
-  CLI::App app{"stepscope: a performance doctor for PyTorch traces and Nsight exports", "stepscope"};
+  CLI::App app{"stepscope: a performance doctor for PyTorch traces and Nsight exports",
+               "stepscope"};
   app.set_version_flag("--version", std::string("stepscope ") + STEPSCOPE_VERSION);
   app.require_subcommand(1);
   app.footer(
