@@ -705,8 +705,13 @@ def nsys_export(steps: int, with_gpu: bool, step_name: str) -> bytes:
         db.executescript(NSYS_SCHEMA)
         db.executemany(
             "INSERT INTO StringIds VALUES (?, ?)",
-            [(1, "cudaLaunchKernel_v7000"), (2, "_Z6kernelPfi"), (3, "python3"),
-             (4, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"), (5, "cudaMemcpyAsync_v3020")],
+            [
+                (1, "cudaLaunchKernel_v7000"),
+                (2, "_Z6kernelPfi"),
+                (3, "python3"),
+                (4, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+                (5, "cudaMemcpyAsync_v3020"),
+            ],
         )
         db.execute("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.15.1')")
         db.execute("INSERT INTO ThreadNames VALUES (3, 0, ?)", (tid,))
@@ -740,7 +745,8 @@ def nsys_export(steps: int, with_gpu: bool, step_name: str) -> bytes:
                 (t0 + 8_000, t0 + 9_000, tid, 2 * s + 2),
             )
             db.execute(
-                "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, 0, 1, 7, ?, ?, 4096, 1, 2, 3)",
+                "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY "
+                "VALUES (?, ?, 0, 1, 7, ?, ?, 4096, 1, 2, 3)",
                 (t0 + 600_000, t0 + 610_000, 2 * s + 2, pid),
             )
             db.execute(

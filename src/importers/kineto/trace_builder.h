@@ -11,8 +11,8 @@
 
 #include "importers/kineto/event_args_rows.h"
 #include "importers/kineto/event_splitter.h"
-#include "load/import_notes.h"
 #include "importers/kineto/raw_event.h"
+#include "load/import_notes.h"
 #include "stepscope/error.h"
 #include "stepscope/trace.h"
 
