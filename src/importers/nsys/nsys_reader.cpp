@@ -539,6 +539,11 @@ Status ExportReader::read() {
   STEPSCOPE_ASSIGN_OR_RETURN(string_lookup_,
                              db_.prepare("SELECT value FROM StringIds WHERE id = ?"));
   STEPSCOPE_TRY(count_rows());
+  // The largest row id only bounds a table's rows, and a damaged file may claim any: no more
+  // rows than the file has room for (a row takes at least 16 bytes) are reserved.
+  constexpr std::uint64_t kMinRowBytes = 16;
+  build_.reserve(static_cast<std::size_t>(
+      std::min<std::uint64_t>(rows_total_, trace_.stats.input_bytes / kMinRowBytes)));
   STEPSCOPE_TRY(read_producer());
   STEPSCOPE_TRY(read_api_calls(kRuntimeTable, "cuda_runtime"));
   STEPSCOPE_TRY(read_api_calls(kDriverTable, "cuda_driver"));

@@ -94,6 +94,23 @@ std::uint32_t TraceAssembly::gpu_row(std::int32_t device, std::int64_t stream) {
   return at->second;
 }
 
+void TraceAssembly::reserve(std::size_t events) {
+  EventTable& e = trace_.events;
+  e.start_ns.reserve(events);
+  e.dur_ns.reserve(events);
+  e.name.reserve(events);
+  e.category.reserve(events);
+  e.event_class.reserve(events);
+  e.thread.reserve(events);
+  e.stream.reserve(events);
+  e.device.reserve(events);
+  e.correlation.reserve(events);
+  e.external_id.reserve(events);
+  e.args_row.reserve(events);
+  e.source_offset.reserve(events);
+  e.source_length.reserve(events);
+}
+
 EventIndex TraceAssembly::add(const NewEvent& event) {
   EventTable& e = trace_.events;
   const auto index = static_cast<EventIndex>(e.size());

@@ -37,6 +37,8 @@ class TraceAssembly {
   // The thread of (pid, tid) when it exists, else nullptr (thread names for threads with events).
   ThreadInfo* find_host_thread(std::int64_t pid, std::int64_t tid);
 
+  // Room for about this many events, so that the columns are not copied as they grow.
+  void reserve(std::size_t events);
   EventIndex add(const NewEvent& event);
   // An args row holding `device` (kernel launch fields, copy sizes): its index for NewEvent.
   std::int32_t add_device_args(const DeviceArgs& device);
