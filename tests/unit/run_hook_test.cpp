@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path fresh_folder(const std::string& name) {
-  const fs::path folder =
+  fs::path folder =
       fs::temp_directory_path() / ("stepscope_run_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(folder);
   fs::create_directories(folder);
