@@ -16,6 +16,7 @@
 #include "stepscope/live/child_process.h"
 #include "stepscope/report.h"
 #include "stepscope/run/run.h"
+#include "stepscope/snapshot_report.h"
 #include "terminal_width.h"
 
 namespace stepscope::cli {
@@ -32,6 +33,7 @@ struct RunArguments {
   double seconds = 0;
   bool stacks = false;
   bool stop_after_window = false;
+  bool memory = false;
   bool quiet = false;
   std::vector<std::string> command;
 };
@@ -61,6 +63,7 @@ run::RunSettings settings_from(const RunArguments& a, const fs::path& out) {
   settings.seconds = a.seconds;
   settings.stacks = a.stacks;
   settings.stop_after_window = a.stop_after_window;
+  settings.memory = a.memory;
   return settings;
 }
 
@@ -80,11 +83,29 @@ void diagnose(const fs::path& out, const run::RunOutputs& outputs, bool quiet) {
   }
 }
 
+// --memory: each out-of-memory snapshot diagnosed as `stepscope memory` does.
+void diagnose_out_of_memory(const std::vector<fs::path>& snapshots) {
+  const std::size_t width = report_width(0);
+  for (const fs::path& path : snapshots) {
+    fmt::print("\nOut of CUDA memory: the allocator's state at the error ({})\n",
+               printable(path.string()));
+    Result<MemorySnapshot> snapshot = load_memory_snapshot(path.string(), {});
+    if (!snapshot) {
+      fail(snapshot.error());
+      continue;
+    }
+    const SnapshotReport report = analyze_memory_snapshot(*snapshot, kTop);
+    fmt::print("{}", render_snapshot_text(report, TextOptions{kTop, width}));
+  }
+  std::fflush(stdout);
+}
+
 void report_outputs(const fs::path& out, bool quiet) {
   const run::RunOutputs outputs = run::collect_outputs(out);
   for (const std::string& note : outputs.notes) {
     fmt::print(stderr, "stepscope run: note: {}\n", printable(note));
   }
+  diagnose_out_of_memory(outputs.out_of_memory_snapshots);
   if (outputs.traces.empty()) {
     if (outputs.notes.empty()) {
       fmt::print(stderr,
@@ -148,6 +169,8 @@ void register_run_command(CLI::App& app, int& exit_status) {
   command->add_flag("--stacks", a->stacks, "record Python stacks (with_stack; more overhead)");
   command->add_flag("--stop-after-window", a->stop_after_window,
                     "end the program (status 0) once its window is written");
+  command->add_flag("--memory", a->memory,
+                    "CUDA: record the allocator's history; diagnose a snapshot at out of memory");
   add_quiet_flag(*command, a->quiet, "no progress and no notices");
   command->add_option("COMMAND", a->command, "the command to run, after --")->required();
   command->footer(

@@ -254,6 +254,26 @@ struct DistributedInfo {
   std::int64_t world_size = kAbsent;
 };
 
+// A Python function the input pipeline's time went to, from `stepscope run`'s stack sampling.
+struct SampledFunction {
+  std::string file;                     // relative to the job's working folder when inside it
+  std::string function;                 // qualified name, e.g. `Images.__getitem__`
+  std::int64_t line = kAbsent;          // where the function starts
+  std::int64_t hottest_line = kAbsent;  // the line most of its samples were at
+  std::int64_t samples = 0;
+};
+
+// The input pipeline's Python stacks, sampled during the recorded window in the process that
+// iterates the DataLoader and in its workers (docs/stepscope-host.md, `input_functions`).
+struct InputSampling {
+  double interval_ms = 0;
+  std::int64_t samples = 0;        // every sample taken
+  std::int64_t fetch_samples = 0;  // those inside the DataLoader's fetch: the input's time
+  std::int64_t processes = 0;
+  std::int64_t worker_processes = 0;
+  std::vector<SampledFunction> functions;  // most samples first
+};
+
 // The host conditions stepscope.torch.profile records under the trace's top-level key
 // `stepscope_host` (docs/stepscope-host.md): torch.profiler itself records no thread
 // or core counts. A field is kAbsent when missing or wrongly typed (an import note says which).
@@ -266,7 +286,8 @@ struct HostConditions {
   // "LOCAL_WORLD_SIZE", "default" (not distributed: 1), or "unknown" (torch.distributed
   // initialised without LOCAL_WORLD_SIZE: 1 is a lower bound).
   std::string local_processes_source;
-  std::int64_t dataloader_workers = kAbsent;  // child processes at the end of the profile
+  std::int64_t dataloader_workers = kAbsent;    // child processes at the end of the profile
+  std::optional<InputSampling> input_sampling;  // recorded by `stepscope run` only
 };
 
 // Which reader made a trace, and what wrote its file: the report names where its figures came

@@ -35,6 +35,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--stop-after-window", action="store_true", help="end the script once its window is written"
     )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="CUDA: record the allocator's history; diagnose a snapshot at out of memory",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no notices")
     parser.add_argument("-m", dest="module", help="run a module, as python -m does")
     parser.add_argument("script", nargs="?", help="the script to run")
@@ -56,6 +61,7 @@ def _settings(options: argparse.Namespace) -> _recorder.Settings:
         seconds=options.seconds,
         stacks=options.stacks,
         stop_after_window=options.stop_after_window,
+        memory=options.memory,
     )
 
 
@@ -87,10 +93,24 @@ def _run_target(options: argparse.Namespace) -> int:
     return 0
 
 
+def _diagnose_out_of_memory(out: Path) -> None:
+    """--memory: each snapshot taken at an out-of-memory error, as ``stepscope memory``."""
+    from . import memory_snapshot
+
+    for path in sorted(out.glob(f"*{_recorder.OUT_OF_MEMORY_SUFFIX}")):
+        print(f"\nOut of CUDA memory: the allocator's state at the error ({path})")
+        try:
+            print(memory_snapshot(path), flush=True)
+        except Exception as error:
+            print(f"stepscope run: {error}", file=sys.stderr)
+
+
 def _diagnose(out: Path, quiet: bool) -> None:
     notes = sorted(out.glob(f"*{_recorder.NOTE_SUFFIX}")) if out.is_dir() else []
     for note in notes:
         print(f"stepscope run: note: {note.read_text(encoding='utf-8').strip()}", file=sys.stderr)
+    if out.is_dir():
+        _diagnose_out_of_memory(out)
     traces = sorted(out.glob(f"*{_recorder.TRACE_SUFFIX}")) if out.is_dir() else []
     if not traces:
         if not notes:

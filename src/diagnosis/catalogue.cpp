@@ -9,7 +9,8 @@ const std::vector<Rule>& all_rules() {
         "GPU idle during DataLoader spans (first owner of idle) >= 5 % of the mean step and "
         ">= 100 µs per step (CPU-only traces: data loading, the same); below that the input "
         "pipeline does not limit the step; with worker processes already in use the advice and the "
-        "likely gain change"},
+        "likely gain change; in `stepscope run` traces, the input pipeline's sampled Python "
+        "functions with >= 2 % of its samples are the evidence"},
        rules::check_input_bound},
       {{"launch-bound", "The GPU waits for the host to launch work", Bottleneck::kHostOverhead,
         "GPU idle whose next activity was launched only after the idle began (host wait), "

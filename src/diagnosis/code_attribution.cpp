@@ -57,6 +57,7 @@ void attribute_code(const RankAnalyses& rank, std::vector<Finding>& findings) {
   if (rank.code.empty()) return;
   const std::vector<std::int64_t> longest = longest_by_name(*rank.trace);
   for (Finding& finding : findings) {
+    if (finding.code) continue;  // the rule named the code itself (sampled input functions)
     finding.code = dominant_location(*rank.trace, rank.code, longest, finding);
   }
 }

@@ -24,6 +24,7 @@ namespace {
 
 constexpr std::string_view kTraceSuffix = ".pt.trace.json.gz";
 constexpr std::string_view kNoteSuffix = ".note.txt";
+constexpr std::string_view kOutOfMemorySuffix = ".oom.pickle";
 // Prints the folder of the stepscope package without importing it (no extension loaded).
 constexpr const char* kLocateHook =
     "import importlib.util as u, os; s = u.find_spec('stepscope'); "
@@ -154,6 +155,7 @@ EnvironmentEntries hook_environment(const RunSettings& settings, const fs::path&
       {"STEPSCOPE_RUN_SECONDS", fmt::format("{}", settings.seconds)},
       {"STEPSCOPE_RUN_STACKS", settings.stacks ? "1" : "0"},
       {"STEPSCOPE_RUN_STOP_AFTER_WINDOW", settings.stop_after_window ? "1" : "0"},
+      {"STEPSCOPE_RUN_MEMORY", settings.memory ? "1" : "0"},
   };
   return entries;
 }
@@ -185,8 +187,11 @@ RunOutputs collect_outputs(const fs::path& out) {
     if (name.starts_with('.') || !entry.is_regular_file(error)) continue;
     if (ends_with(name, kTraceSuffix)) outputs.traces.push_back(entry.path());
     if (ends_with(name, kNoteSuffix)) notes.push_back(entry.path());
+    if (ends_with(name, kOutOfMemorySuffix))
+      outputs.out_of_memory_snapshots.push_back(entry.path());
   }
   std::sort(outputs.traces.begin(), outputs.traces.end());
+  std::sort(outputs.out_of_memory_snapshots.begin(), outputs.out_of_memory_snapshots.end());
   std::sort(notes.begin(), notes.end());
   for (const fs::path& note : notes) {
     std::string text = read_text(note);

@@ -11,9 +11,11 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,8 @@ from job_support import stepscope_command
 TIMEOUT_S = 120
 WINDOW = ["--skip", "1", "--steps", "3"]
 
-# A training loop whose Dataset sleeps in __getitem__: input-bound by construction.
+# A training loop whose Dataset calls a slow function: input-bound by construction. Arguments:
+# the exit status, the step that raises (-1: none), the DataLoader's workers (default 0).
 TRAIN = """
 import sys
 import time
@@ -32,18 +35,24 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 
+def decode_sample(index):
+    time.sleep(0.01)
+    return torch.randn(16), torch.randn(1)
+
+
 class Slow(Dataset):
     def __len__(self):
-        return 32
+        return 96
 
     def __getitem__(self, index):
-        time.sleep(0.01)
-        return torch.randn(16), torch.randn(1)
+        return decode_sample(index)
 
 
+workers = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-for step, (x, y) in enumerate(DataLoader(Slow(), batch_size=4)):
+loader = DataLoader(Slow(), batch_size=4, num_workers=workers)
+for step, (x, y) in enumerate(loader):
     if step == int(sys.argv[2]):
         raise RuntimeError("failed inside the window")
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -110,6 +119,24 @@ with torch.profiler.profile(schedule=schedule) as prof:
 """
 
 
+# Where TRAIN's samples must be charged: the sleeping line of decode_sample.
+SLOW_LINE = 1 + textwrap.dedent(TRAIN).splitlines().index("    time.sleep(0.01)")
+
+# Steps until interrupted; prints a line once the window must be open.
+ENDLESS = """
+import time
+
+import torch
+
+model = torch.nn.Linear(16, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+while True:
+    model(torch.randn(8, 16)).sum().backward()
+    optimizer.step()
+    time.sleep(0.01)
+"""
+
+
 def write_script(folder: Path, text: str, name: str = "script.py") -> Path:
     script = folder / name
     script.write_text(textwrap.dedent(text), encoding="utf-8")
@@ -160,7 +187,77 @@ def test_training_script_is_recorded_and_diagnosed_with_its_exit_status(tmp_path
     assert trace["stepscope_host"]["cores_available"] >= 1
     # The text report names the input-bound finding by its bottleneck.
     assert "input_pipeline bound: Data loading takes" in result.stdout, result.stdout
+    # The input pipeline was sampled in this process: the slow function and its line.
+    sampled = trace["stepscope_host"]["input_functions"]
+    assert sampled["worker_processes"] == 0
+    assert sampled["functions"][0]["function"] == "decode_sample"
+    assert f"decode_sample (script.py:{SLOW_LINE})" in result.stdout, result.stdout
     assert (tmp_path / "out" / "report.html").read_text(encoding="utf-8").startswith("<!")
+    assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]
+
+
+def test_dataloader_workers_are_sampled_and_name_the_slow_function(tmp_path: Path) -> None:
+    script = write_script(tmp_path, TRAIN)
+    command = [stepscope_command(), "run", "--out", str(tmp_path / "out"), "--skip", "2"]
+    command += ["--steps", "8", "--", sys.executable, str(script), "0", "-1", "2"]
+    result = run(command, tmp_path)
+    assert result.returncode == 0, result.stderr
+    trace = read_trace(tmp_path / "out" / "rank0.pt.trace.json.gz")
+    sampled = trace["stepscope_host"]["input_functions"]
+    assert sampled["worker_processes"] == 2, sampled
+    top = sampled["functions"][0]
+    assert (top["function"], top["file"], top["hottest_line"]) == (
+        "decode_sample",
+        "script.py",
+        SLOW_LINE,
+    )
+    assert f"decode_sample (script.py:{SLOW_LINE})" in result.stdout, result.stdout
+    assert "2 DataLoader worker processes" in result.stdout, result.stdout
+    assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]
+
+
+def test_memory_without_cuda_says_so_and_records_the_trace(tmp_path: Path) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this test checks the note of a machine without CUDA")
+    script = write_script(tmp_path, INFERENCE)
+    out = tmp_path / "out"
+    command = [stepscope_command(), "run", "--out", str(out), *WINDOW, "--memory", "--"]
+    result = run([*command, sys.executable, str(script)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "--memory: no CUDA device in this process" in result.stderr
+    assert profiler_steps(read_trace(out / "rank0.pt.trace.json.gz")) == [
+        "ProfilerStep#0",
+        "ProfilerStep#1",
+        "ProfilerStep#2",
+    ]
+    assert not list(out.glob("*.pickle"))
+
+
+def test_ctrl_c_is_forwarded_and_the_window_is_written(tmp_path: Path) -> None:
+    script = write_script(tmp_path, ENDLESS)
+    out = tmp_path / "out"
+    command = [stepscope_command(), "run", "--out", str(out), "--skip", "2", "--steps", "100000"]
+    with subprocess.Popen(
+        [*command, "--", sys.executable, str(script)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not list(out.glob(".input-window-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # a few steps inside the window
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+    assert process.returncode == 128 + signal.SIGINT, stderr
+    trace = read_trace(out / "rank0.pt.trace.json.gz")
+    assert len(profiler_steps(trace)) >= 2
+    assert "is partial" in stderr, stderr
+    assert "KeyboardInterrupt" in stderr
+    assert "Diagnosis" in stdout, stdout  # the partial window is still diagnosed
 
 
 def test_inference_steps_come_from_outermost_forwards(tmp_path: Path) -> None:

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "stepscope/diagnosis/diagnose.h"
 #include "support/findings.h"
 #include "support/trace_fixture.h"
@@ -10,9 +13,10 @@ namespace {
 using testing::TraceFixture;
 
 // Steps of 1000 µs: the DataLoader takes `loader_us` at the start of each, then one kernel
-// runs until 990 µs.
-Trace steps_with_loader(double loader_us) {
+// runs until 990 µs. `host`: the `stepscope_host` metadata, none if empty.
+Trace steps_with_loader(double loader_us, const std::string& host = "") {
   TraceFixture fixture;
+  if (!host.empty()) fixture.top_level("stepscope_host", host);
   for (int s = 0; s < 4; ++s) {
     const double t0 = s * 1000.0;
     fixture.step(10 + s, t0, 1000);
@@ -45,6 +49,55 @@ TEST(RuleInputBound, PlantedLoaderWaitIsTheVerdictWithItsGain) {
   EXPECT_EQ(finding->evidence[0].events[0].count, 4);
   EXPECT_EQ(finding->evidence[0].events[0].steps.size(), 4U);
   EXPECT_NE(finding->fix.find("num_workers"), std::string::npos);
+}
+
+// What `stepscope run` samples: 200 samples inside the fetch, 150 in a decode function (first
+// line 20, busiest at 24), 40 in collate, 10 in a function under the 2 % floor.
+constexpr const char* kSampledHost = R"({"input_functions":{
+  "interval_ms": 5.0, "samples": 260, "fetch_samples": 200, "processes": 3, "worker_processes": 2,
+  "functions": [
+    {"file": "data.py", "function": "Images.decode", "line": 20, "hottest_line": 24,
+     "samples": 150},
+    {"file": "torch/utils/data/_utils/collate.py", "function": "collate", "line": 100,
+     "hottest_line": 101, "samples": 46},
+    {"file": "data.py", "function": "Images.__len__", "line": 9, "hottest_line": 9, "samples": 3}
+  ]}})";
+
+TEST(RuleInputBound, SampledFunctionsAreTheEvidenceAndTheFixStartsWithTheBusiest) {
+  const Trace trace = steps_with_loader(600, kSampledHost);
+  ASSERT_TRUE(trace.host && trace.host->input_sampling);
+  EXPECT_EQ(trace.host->input_sampling->functions.size(), 3U);
+  const Diagnosis diagnosis = diagnose(analyze_rank(trace, {}));
+  const Finding* finding = find(diagnosis, "input-bound");
+  ASSERT_NE(finding, nullptr);
+  std::vector<const Evidence*> functions;
+  for (const Evidence& evidence : finding->evidence) {
+    if (evidence.unit == "% of sampled input time") functions.push_back(&evidence);
+  }
+  ASSERT_EQ(functions.size(), 2U);  // the third is under 2 % of the input's samples
+  EXPECT_NE(functions[0]->label.find("Images.decode (data.py:24)"), std::string::npos);
+  EXPECT_DOUBLE_EQ(functions[0]->value, 75.0);
+  EXPECT_DOUBLE_EQ(functions[1]->value, 23.0);
+  EXPECT_EQ(finding->fix.find("Start with Images.decode (data.py:24), where 75 %"), 0U);
+  ASSERT_TRUE(finding->code.has_value());
+  EXPECT_EQ(finding->code->file, "data.py");
+  EXPECT_EQ(finding->code->line, 24);
+  // The verdict and the gain are the trace's, not the samples'.
+  EXPECT_EQ(finding->gain.bound_ns, 600'000);
+}
+
+TEST(RuleInputBound, UnusableSamplesAreLeftOutAndTheFindingStands) {
+  // More samples in a function than inside the fetch: not to be trusted.
+  const Trace trace = steps_with_loader(
+      600, R"({"input_functions":{"interval_ms":5,"samples":10,"fetch_samples":5,"processes":1,)"
+           R"("functions":[{"file":"a.py","function":"f","line":1,"samples":9}]}})");
+  ASSERT_TRUE(trace.host.has_value());
+  EXPECT_FALSE(trace.host->input_sampling.has_value());
+  const Diagnosis diagnosis = diagnose(analyze_rank(trace, {}));
+  const Finding* finding = find(diagnosis, "input-bound");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_FALSE(finding->code.has_value());
+  EXPECT_EQ(finding->fix.find("Start with"), std::string::npos);
 }
 
 TEST(RuleInputBound, ShortLoaderWaitIsHealthy) {

@@ -45,6 +45,9 @@ TEST(RunHook, HookComesFirstOnPythonpathAndTheSettingsFollow) {
   EXPECT_EQ(env["STEPSCOPE_RUN_STEP_FN"], "train:step");
   EXPECT_EQ(env["STEPSCOPE_RUN_STACKS"], "1");
   EXPECT_EQ(env["STEPSCOPE_RUN_STOP_AFTER_WINDOW"], "0");
+  EXPECT_EQ(env["STEPSCOPE_RUN_MEMORY"], "0");
+  settings.memory = true;
+  EXPECT_EQ(as_map(hook_environment(settings, "/hook", nullptr))["STEPSCOPE_RUN_MEMORY"], "1");
   EXPECT_EQ(as_map(hook_environment(settings, "/hook", nullptr))["PYTHONPATH"], "/hook");
   EXPECT_EQ(as_map(hook_environment(settings, "/hook", ""))["PYTHONPATH"], "/hook");
 }
@@ -89,7 +92,12 @@ TEST(RunHook, OutputsAreTheTracesAndNotesAndAFolderWithTracesIsRefused) {
   std::ofstream(folder / ".rank2.pt.trace.json.gz.123.gz") << "x";  // being written
   std::ofstream(folder / "rank0.pid9.note.txt") << "the script profiles itself\n";
   std::ofstream(folder / "report.html") << "<html>";
+  std::ofstream(folder / "rank3.oom.pickle") << "x";      // --memory, at the error
+  std::ofstream(folder / "rank3.memory.pickle") << "x";   // --memory, the window's end
+  std::ofstream(folder / ".rank1.oom.pickle.77") << "x";  // being written
   const RunOutputs outputs = collect_outputs(folder);
+  ASSERT_EQ(outputs.out_of_memory_snapshots.size(), 1U);
+  EXPECT_EQ(outputs.out_of_memory_snapshots[0].filename(), "rank3.oom.pickle");
   ASSERT_EQ(outputs.traces.size(), 2U);
   EXPECT_EQ(outputs.traces[0].filename(), "rank0.pt.trace.json.gz");
   EXPECT_EQ(outputs.traces[1].filename(), "rank1.pt.trace.json.gz");

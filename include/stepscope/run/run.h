@@ -22,6 +22,7 @@ struct RunSettings {
   double seconds = 0;         // > 0: a time window when no step is found
   bool stacks = false;        // with_stack
   bool stop_after_window = false;
+  bool memory = false;  // the CUDA allocator's history, and a snapshot at an out-of-memory error
 };
 
 using EnvironmentEntries = std::vector<std::pair<std::string, std::string>>;
@@ -51,6 +52,8 @@ Status export_environment(const EnvironmentEntries& entries);
 struct RunOutputs {
   std::vector<std::filesystem::path> traces;  // rank*.pt.trace.json.gz, sorted
   std::vector<std::string> notes;             // the contents of *.note.txt, sorted by file name
+  // rank*.oom.pickle (--memory): CUDA memory snapshots taken at an out-of-memory error, sorted
+  std::vector<std::filesystem::path> out_of_memory_snapshots;
 };
 [[nodiscard]] RunOutputs collect_outputs(const std::filesystem::path& out);
 

@@ -7,18 +7,25 @@ steps: the end of an optimizer step, else the start of each outermost ``nn.Modul
 (inference), else the calls of a function named by ``--step-fn``. Outside the window the only
 cost is these hook calls, and they are removed once the window is written.
 
-This module imports nothing from stepscope at load time: the start-up hook loads it by path.
+While the window is open, the input pipeline's Python stacks are sampled too, in this process
+and in its DataLoader workers (``_input_sampler``), so that an input-bound finding can name the
+functions that take the time.
+
+This module imports nothing from the stepscope package: the start-up hook loads the ``_run``
+folder as a package of its own.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import gzip
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
 import os
+import pickle
 import shutil
 import signal
 import sys
@@ -38,6 +45,7 @@ ENV_STEP_FN = "STEPSCOPE_RUN_STEP_FN"
 ENV_SECONDS = "STEPSCOPE_RUN_SECONDS"
 ENV_STACKS = "STEPSCOPE_RUN_STACKS"
 ENV_STOP_AFTER_WINDOW = "STEPSCOPE_RUN_STOP_AFTER_WINDOW"
+ENV_MEMORY = "STEPSCOPE_RUN_MEMORY"
 ENV_DISABLE = "STEPSCOPE_RUN_DISABLE"
 # The pid of the process whose recorder is installed: a forked child inherits it and differs.
 _ENV_INSTALLED_PID = "_STEPSCOPE_RUN_INSTALLED_PID"
@@ -45,6 +53,10 @@ _ENV_INSTALLED_PID = "_STEPSCOPE_RUN_INSTALLED_PID"
 HOST_METADATA_KEY = "stepscope_host"
 TRACE_SUFFIX = ".pt.trace.json.gz"
 NOTE_SUFFIX = ".note.txt"
+WINDOW_SNAPSHOT_SUFFIX = ".memory.pickle"
+OUT_OF_MEMORY_SUFFIX = ".oom.pickle"
+# Allocator events kept by --memory: the most recent ones, enough for a few steps of a large model.
+MEMORY_HISTORY_ENTRIES = 200_000
 
 
 @dataclass(frozen=True)
@@ -56,6 +68,7 @@ class Settings:
     seconds: float = 0.0  # 0: no time window
     stacks: bool = False
     stop_after_window: bool = False
+    memory: bool = False
 
     @staticmethod
     def from_environment(environ: dict[str, str] | None = None) -> Settings | None:
@@ -72,6 +85,7 @@ class Settings:
             seconds=max(0.0, float(env.get(ENV_SECONDS, "0") or 0)),
             stacks=env.get(ENV_STACKS, "") not in ("", "0"),
             stop_after_window=env.get(ENV_STOP_AFTER_WINDOW, "") not in ("", "0"),
+            memory=env.get(ENV_MEMORY, "") not in ("", "0"),
         )
 
     def to_environment(self) -> dict[str, str]:
@@ -81,6 +95,7 @@ class Settings:
             ENV_STEPS: str(self.steps),
             ENV_STACKS: "1" if self.stacks else "0",
             ENV_STOP_AFTER_WINDOW: "1" if self.stop_after_window else "0",
+            ENV_MEMORY: "1" if self.memory else "0",
         }
         if self.step_fn:
             env[ENV_STEP_FN] = self.step_fn
@@ -187,6 +202,9 @@ class Recorder:
         self._torch: Any = None
         self._step_fn_wrapped = False
         self._own_profiler_starting = False
+        self._input_window: Any = None
+        self._host_conditions_probe: Callable[[], dict[str, Any]] | None = None
+        self._unwatch_workers: Callable[[], None] | None = None
 
     # -- installation -----------------------------------------------------------------------
 
@@ -217,6 +235,9 @@ class Recorder:
             module_hooks.register_module_forward_hook(self._forward_ended, always_call=True),
         ]
         self._watch_other_profilers(profiler_module.profile)
+        self._watch_input_workers()
+        if self.settings.memory and not _is_launcher():
+            self._record_memory_history(torch)
         # Registered after torch's own exit handlers, so that it runs before them.
         atexit.register(self.finish_at_exit)
         if self.settings.seconds > 0:
@@ -234,10 +255,70 @@ class Recorder:
 
         profile_class.start = start
 
+    def _record_memory_history(self, torch: ModuleType) -> None:
+        """--memory: the CUDA allocator records each allocation's stack from now on, and an
+        out-of-memory error anywhere in the process dumps a snapshot (the error itself is left
+        to the program)."""
+        if not torch.cuda.is_available():
+            self._write_note(
+                "--memory: no CUDA device in this process, so no allocator history and no "
+                "out-of-memory snapshot were recorded"
+            )
+            return
+        torch.cuda.memory._record_memory_history(max_entries=MEMORY_HISTORY_ENTRIES)
+        torch._C._cuda_attach_out_of_memory_observer(self._out_of_memory)
+
+    def _out_of_memory(self, *_details: Any) -> None:
+        if os.getpid() == self.pid:
+            self._dump_memory_snapshot(OUT_OF_MEMORY_SUFFIX)
+
+    def _dump_memory_snapshot(self, suffix: str) -> None:
+        try:
+            snapshot = self._torch.cuda.memory._snapshot()
+            self.settings.out.mkdir(parents=True, exist_ok=True)
+            path = self.settings.out / f"rank{self.rank}{suffix}"
+            partial = path.with_name(f".{path.name}.{os.getpid()}")
+            with open(partial, "wb") as stream:
+                pickle.dump(snapshot, stream)
+            os.replace(partial, path)
+        except Exception as error:  # never hide the program's own error
+            _warn(f"the memory snapshot could not be written: {error}")
+
+    def _watch_input_workers(self) -> None:
+        """Each DataLoader worker started from now on watches for this process's window.
+
+        The worker loop is wrapped where the DataLoader looks it up when it starts a worker;
+        the wrapper keeps the loop's name, so a worker started by ``spawn`` finds it too.
+        """
+        from torch.utils.data._utils import worker as worker_module
+
+        from . import _input_sampler
+
+        original = worker_module._worker_loop
+        out = self.settings.out
+
+        @functools.wraps(original)
+        def _worker_loop(*args: Any, **kwargs: Any) -> Any:
+            try:
+                _input_sampler.watch_from_worker(out)
+            except Exception as error:  # never stop the user's workers
+                _warn(f"the input pipeline of this worker is not sampled: {error}")
+            return original(*args, **kwargs)
+
+        worker_module._worker_loop = _worker_loop
+
+        def unwatch() -> None:
+            worker_module._worker_loop = original
+
+        self._unwatch_workers = unwatch
+
     def _remove_hooks(self) -> None:
         for handle in self._handles:
             handle.remove()
         self._handles = []
+        if self._unwatch_workers is not None:
+            self._unwatch_workers()
+            self._unwatch_workers = None
 
     # -- steps ----------------------------------------------------------------------------
 
@@ -333,6 +414,7 @@ class Recorder:
             if self._state == "done":
                 return
             if self._state == "recording":
+                self._close_input_window()
                 self._stop_profiler()
             self._state = "done"
             self._remove_hooks()
@@ -347,6 +429,7 @@ class Recorder:
         if torch.autograd._profiler_enabled():
             self._script_profiles()
             return
+        self._load_host_conditions()
         activities = [torch.profiler.ProfilerActivity.CPU]
         if torch.cuda.is_available():
             activities.append(torch.profiler.ProfilerActivity.CUDA)
@@ -363,6 +446,28 @@ class Recorder:
         finally:
             self._own_profiler_starting = False
         self._state = "recording"
+        self._open_input_window()
+
+    def _open_input_window(self) -> None:
+        from . import _input_sampler
+
+        try:
+            window = _input_sampler.InputWindow(self.settings.out)
+            window.open()
+            self._input_window = window
+        except OSError as error:
+            _warn(f"the input pipeline is not sampled: {error}")
+
+    def _close_input_window(self) -> dict[str, Any] | None:
+        """Ends the input sampling: the ``input_functions`` entry, or None when nothing was
+        sampled inside the DataLoader's fetch."""
+        window, self._input_window = self._input_window, None
+        if window is None:
+            return None
+        from . import _input_sampler
+
+        counts = window.close()
+        return _input_sampler.input_functions(counts) if counts.fetch_samples else None
 
     def _stop_profiler(self) -> None:
         try:
@@ -370,22 +475,34 @@ class Recorder:
         except Exception as error:
             _warn(f"the profiler did not stop cleanly: {error}")
 
-    def _host_conditions(self) -> dict[str, Any] | None:
+    def _load_host_conditions(self) -> None:
+        """Imports the host-conditions probe before the window, never while the process exits:
+        importing the stepscope package there makes Python forget that an unhandled Ctrl-C ended
+        the program, and exit with status 1 instead of dying of SIGINT."""
         try:
             from stepscope.torch._profile import host_conditions
         except Exception:  # stepscope not importable by this interpreter: no host figures
-            return None
-        return host_conditions()
+            return
+        self._host_conditions_probe = host_conditions
+
+    def _host_conditions(self) -> dict[str, Any] | None:
+        probe = self._host_conditions_probe
+        return None if probe is None else probe()
 
     def _finish(self, complete: bool) -> None:
         """Stops the window and writes the trace (partial when the process ends inside it)."""
         profiler = self._profiler
         self._state = "done"
         self._remove_hooks()
+        input_functions = self._close_input_window()
         host = self._host_conditions()
+        if input_functions is not None:
+            host = dict(host or {}, input_functions=input_functions)
         if host is not None:
             profiler.add_metadata_json(HOST_METADATA_KEY, json.dumps(host))
         self._stop_profiler()
+        if self.settings.memory and self._torch.cuda.is_available():
+            self._dump_memory_snapshot(WINDOW_SNAPSHOT_SUFFIX)
         path = self._write_trace(profiler)
         if not complete and path is not None:
             steps = (

@@ -3,12 +3,16 @@
 // Evidence: the GPU idle during DataLoader spans, which the idle attribution gives to data loading
 // before any other cause (docs/metrics/16-idle-attribution.md); on a CPU-only trace, data
 // loading's share of the step (phases). The advice adapts when worker processes are already in
-// use (the iterator is `_MultiProcessingDataLoaderIter`). Threshold: 5 % of the mean step and
-// 100 µs per step. Below
-// that the input pipeline is not what limits the step, and the fixes cost CPU cores and memory.
+// use (the iterator is `_MultiProcessingDataLoaderIter`). Where `stepscope run` sampled the input
+// pipeline's Python stacks (`Trace::host->input_sampling`), the evidence names the functions its
+// time went to and the fix starts with the first. Threshold: 5 % of the mean step and 100 µs per
+// step. Below that the input pipeline is not what limits the step, and the fixes cost CPU cores
+// and memory.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "diagnosis/gain.h"
@@ -55,6 +59,52 @@ bool uses_workers(const std::vector<EventRefs>& spans) {
   return std::any_of(spans.begin(), spans.end(), [](const EventRefs& ref) {
     return ref.name.find("_MultiProcessingDataLoaderIter") != std::string::npos;
   });
+}
+
+// Functions under this share of the input's sampled time are left out of the evidence.
+constexpr double kMinimumFunctionShare = 0.02;
+constexpr std::size_t kMostFunctions = 5;
+
+std::string where_sampled(const InputSampling& sampling) {
+  if (sampling.worker_processes == 0) return "the process that iterates the DataLoader";
+  return fmt::format("{} DataLoader worker process{}", sampling.worker_processes,
+                     sampling.worker_processes == 1 ? "" : "es");
+}
+
+std::string place(const SampledFunction& function) {
+  const std::int64_t line = function.hottest_line >= 0 ? function.hottest_line : function.line;
+  return fmt::format("{} ({}:{})", function.function, function.file, line);
+}
+
+// The sampled functions as evidence, the busiest as the finding's code and the fix's start.
+void add_sampled_functions(const InputSampling& sampling, Finding& finding) {
+  if (sampling.fetch_samples <= 0 || sampling.functions.empty()) return;
+  const auto fetch = static_cast<double>(sampling.fetch_samples);
+  finding.evidence.push_back(Evidence{
+      fmt::format("samples of the input pipeline's Python stacks inside the DataLoader's fetch, "
+                  "every {:g} ms in {}",
+                  sampling.interval_ms, where_sampled(sampling)),
+      fetch,
+      "samples",
+      {}});
+  for (std::size_t i = 0; i < sampling.functions.size() && i < kMostFunctions; ++i) {
+    const SampledFunction& function = sampling.functions[i];
+    const double share = static_cast<double>(function.samples) / fetch;
+    if (share < kMinimumFunctionShare) break;
+    finding.evidence.push_back(
+        Evidence{fmt::format("input pipeline time in {}, first line {} (sampled)", place(function),
+                             function.line),
+                 share * 100,
+                 "% of sampled input time",
+                 {}});
+  }
+  const SampledFunction& busiest = sampling.functions.front();
+  finding.fix =
+      fmt::format("Start with {}, where {:.0f} % of the input pipeline's sampled time goes. {}",
+                  place(busiest), static_cast<double>(busiest.samples) / fetch * 100, finding.fix);
+  finding.code =
+      CodeLocation{busiest.file, busiest.hottest_line >= 0 ? busiest.hottest_line : busiest.line,
+                   busiest.function, ""};
 }
 
 bool has_gpu_activity(const RankAnalyses& rank) {
@@ -104,6 +154,9 @@ std::vector<Finding> check_input_bound(const RankAnalyses& rank) {
                "yes/no",
                {}});
   finding.fix = std::string(workers ? kFixWithWorkers : kFixWithoutWorkers);
+  if (trace.host && trace.host->input_sampling) {
+    add_sampled_functions(*trace.host->input_sampling, finding);
+  }
   const double hidden = workers ? kLikelyHiddenShareWithWorkers : kLikelyHiddenShare;
   const auto likely = static_cast<std::int64_t>(static_cast<double>(waiting_ns) * hidden);
   finding.gain = make_gain(waiting_ns, likely, step_ns,

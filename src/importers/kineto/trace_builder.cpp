@@ -14,6 +14,7 @@
 #include "concurrency/parallel_for.h"
 #include "importers/kineto/decimal.h"
 #include "importers/kineto/event_args_rows.h"
+#include "importers/kineto/input_sampling.h"
 #include "trace/column_pages.h"
 #include "trace/linker.h"
 #include "trace/time_order.h"
@@ -749,6 +750,11 @@ void read_host_conditions(const std::string& raw, std::uint64_t offset, ImportNo
     } else {
       notes.add("stepscope_host.local_processes_source is not a string, treated as absent", offset);
     }
+  }
+  simdjson::dom::element input_functions;
+  if (host["input_functions"].get(input_functions) == simdjson::SUCCESS &&
+      !input_functions.is_null()) {
+    conditions.input_sampling = read_input_sampling(input_functions, notes, offset);
   }
   out = std::move(conditions);
 }

@@ -2,7 +2,7 @@
 then installs stepscope's recorder, which waits for the script to import torch.
 
 Loaded by file path, not through the ``stepscope`` package, so that a process that never
-imports torch pays for two small files and nothing else.
+imports torch pays for three small files and nothing else.
 """
 
 from __future__ import annotations
@@ -35,14 +35,18 @@ def _chain_hidden_sitecustomize() -> None:
 
 
 def _load_recorder() -> types.ModuleType | None:
-    path = os.path.join(os.path.dirname(_HERE), "_recorder.py")
-    spec = importlib.util.spec_from_file_location("_stepscope_run_recorder", path)
+    """The ``_run`` folder as a package of its own (``_stepscope_run``): the recorder's modules
+    find each other without importing the ``stepscope`` package."""
+    folder = os.path.dirname(_HERE)
+    spec = importlib.util.spec_from_file_location(
+        "_stepscope_run", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder]
+    )
     if spec is None or spec.loader is None:
         return None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package
+    spec.loader.exec_module(package)
+    return importlib.import_module("_stepscope_run._recorder")
 
 
 def _start() -> None:
