@@ -52,14 +52,15 @@ TEST(RuleInputBound, PlantedLoaderWaitIsTheVerdictWithItsGain) {
 }
 
 // What `stepscope run` samples: 200 samples inside the fetch, 150 in a decode function (first
-// line 20, busiest at 24), 40 in collate, 10 in a function under the 2 % floor.
+// line 20, busiest at 24), 46 in collate, 3 in a function under the 2 % floor; listed out of
+// order, as a file from elsewhere may be.
 constexpr const char* kSampledHost = R"({"input_functions":{
   "interval_ms": 5.0, "samples": 260, "fetch_samples": 200, "processes": 3, "worker_processes": 2,
   "functions": [
-    {"file": "data.py", "function": "Images.decode", "line": 20, "hottest_line": 24,
-     "samples": 150},
     {"file": "torch/utils/data/_utils/collate.py", "function": "collate", "line": 100,
      "hottest_line": 101, "samples": 46},
+    {"file": "data.py", "function": "Images.decode", "line": 20, "hottest_line": 24,
+     "samples": 150},
     {"file": "data.py", "function": "Images.__len__", "line": 9, "hottest_line": 9, "samples": 3}
   ]}})";
 

@@ -1,5 +1,6 @@
 #include "importers/kineto/input_sampling.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -72,6 +73,10 @@ std::optional<InputSampling> read_input_sampling(simdjson::dom::element entry, I
     }
     sampling.functions.push_back(std::move(*function));
   }
+  // Most samples first, as the recorder writes them; a file from elsewhere may not be.
+  std::stable_sort(
+      sampling.functions.begin(), sampling.functions.end(),
+      [](const SampledFunction& a, const SampledFunction& b) { return a.samples > b.samples; });
   return sampling;
 }
 
