@@ -170,7 +170,7 @@ void register_run_command(CLI::App& app, int& exit_status) {
   command->add_flag("--stop-after-window", a->stop_after_window,
                     "end the program (status 0) once its window is written");
   command->add_flag("--memory", a->memory,
-                    "CUDA: record the allocator's history; diagnose a snapshot at out of memory");
+                    "CUDA: allocator history; diagnose an out-of-memory error");
   add_quiet_flag(*command, a->quiet, "no progress and no notices");
   command->add_option("COMMAND", a->command, "the command to run, after --")->required();
   command->footer(

@@ -11,11 +11,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
@@ -122,20 +120,6 @@ with torch.profiler.profile(schedule=schedule) as prof:
 # Where TRAIN's samples must be charged: the sleeping line of decode_sample.
 SLOW_LINE = 1 + textwrap.dedent(TRAIN).splitlines().index("    time.sleep(0.01)")
 
-# Steps until interrupted; prints a line once the window must be open.
-ENDLESS = """
-import time
-
-import torch
-
-model = torch.nn.Linear(16, 4)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-while True:
-    model(torch.randn(8, 16)).sum().backward()
-    optimizer.step()
-    time.sleep(0.01)
-"""
-
 
 def write_script(folder: Path, text: str, name: str = "script.py") -> Path:
     script = folder / name
@@ -233,31 +217,6 @@ def test_memory_without_cuda_says_so_and_records_the_trace(tmp_path: Path) -> No
         "ProfilerStep#2",
     ]
     assert not list(out.glob("*.pickle"))
-
-
-def test_ctrl_c_is_forwarded_and_the_window_is_written(tmp_path: Path) -> None:
-    script = write_script(tmp_path, ENDLESS)
-    out = tmp_path / "out"
-    command = [stepscope_command(), "run", "--out", str(out), "--skip", "2", "--steps", "100000"]
-    with subprocess.Popen(
-        [*command, "--", sys.executable, str(script)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as process:
-        deadline = time.monotonic() + TIMEOUT_S
-        while not list(out.glob(".input-window-*")) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.5)  # a few steps inside the window
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
-    assert process.returncode == 128 + signal.SIGINT, stderr
-    trace = read_trace(out / "rank0.pt.trace.json.gz")
-    assert len(profiler_steps(trace)) >= 2
-    assert "is partial" in stderr, stderr
-    assert "KeyboardInterrupt" in stderr
-    assert "Diagnosis" in stdout, stdout  # the partial window is still diagnosed
 
 
 def test_inference_steps_come_from_outermost_forwards(tmp_path: Path) -> None:
