@@ -24,6 +24,7 @@ pairwise ratios. The exit status is non-zero only when a command fails, never be
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -66,7 +67,8 @@ def stepscope_binary(given: str) -> str:
     found = given or os.environ.get("STEPSCOPE_CLI", "") or shutil.which("stepscope") or ""
     if not found:
         raise SystemExit("no stepscope: pass --stepscope or put it on PATH")
-    return found
+    # The runs start in a temporary folder: a relative path would not be found from there.
+    return str(Path(found).resolve()) if os.sep in found else found
 
 
 def ms_per_step(command: Sequence[str], cwd: Path) -> float:
@@ -95,8 +97,10 @@ def main() -> int:
         program.write_text(PROGRAM, encoding="utf-8")
         plain = [sys.executable, str(program), str(args.steps)]
 
+        runs = itertools.count()
+
         def under_run(name: str, window: list[str]) -> list[str]:
-            out = work / f"{name}-{len(list(work.iterdir()))}"
+            out = work / f"{name}-{next(runs)}"  # a fresh out folder: one holding traces is refused
             return [stepscope, "run", "-q", "--out", str(out), *window, "--", *plain]
 
         never = ["--skip", str(args.steps + 1000), "--steps", "1"]

@@ -13,7 +13,7 @@ out folder; worker processes, which may have started long before, poll for it, s
 exists, and write their counts beside it when it is gone. The owner merges them into the
 ``stepscope_host`` metadata of its trace (docs/stepscope-host.md).
 
-Loaded by file path beside the recorder: this module imports nothing from stepscope.
+Part of the recorder's own package (``_run``): it imports nothing from the stepscope package.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+from ._files import replace_atomically
 
 SAMPLE_INTERVAL_S = 0.005
 # How often a worker looks for the window: a stat per 20 ms before and after it.
@@ -71,6 +73,10 @@ def _started_path(out: Path, owner_pid: int, worker_pid: int) -> Path:
     return out / f".input-samples-{owner_pid}-{worker_pid}.started"
 
 
+# A sample's place: the charged frame's file, qualified name, first line, and current line.
+Place = tuple[str, str, int, int]
+
+
 @dataclass
 class SampleCounts:
     """Counts of one or more processes' samples."""
@@ -78,9 +84,7 @@ class SampleCounts:
     samples: int = 0  # every sample taken in the window
     fetch_samples: int = 0  # those with the DataLoader's fetch on the stack
     processes: int = 0
-    # (file, qualified name, first line) -> samples; and -> {line: samples}
-    functions: Counter[tuple[str, str, int]] = field(default_factory=Counter)
-    lines: dict[tuple[str, str, int], Counter[int]] = field(default_factory=dict)
+    places: Counter[Place] = field(default_factory=Counter)
 
     def add_frame(self, frame: FrameType | None) -> None:
         self.samples += 1
@@ -95,49 +99,52 @@ class SampleCounts:
         self.fetch_samples += 1
         charged = next((f for f in chain if not _is_library(f.f_code.co_filename)), chain[0])
         code = charged.f_code
-        key = (code.co_filename, getattr(code, "co_qualname", code.co_name), code.co_firstlineno)
-        self.functions[key] += 1
-        self.lines.setdefault(key, Counter())[charged.f_lineno or code.co_firstlineno] += 1
+        name = getattr(code, "co_qualname", code.co_name)
+        line = charged.f_lineno or code.co_firstlineno
+        self.places[(code.co_filename, name, code.co_firstlineno, line)] += 1
 
     def merge(self, other: SampleCounts) -> None:
         self.samples += other.samples
         self.fetch_samples += other.fetch_samples
         self.processes += other.processes
-        self.functions.update(other.functions)
-        for key, lines in other.lines.items():
-            self.lines.setdefault(key, Counter()).update(lines)
+        self.places.update(other.places)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_transport(self) -> dict[str, Any]:
+        """Everything, for a worker's counts on their way to the owner."""
         return {
             "samples": self.samples,
             "fetch_samples": self.fetch_samples,
             "processes": self.processes,
-            "functions": [
-                {
-                    "file": file,
-                    "function": name,
-                    "line": line,
-                    "hottest_line": self.lines[(file, name, line)].most_common(1)[0][0],
-                    "samples": count,
-                }
-                for (file, name, line), count in self.functions.most_common()
-            ],
+            "places": [[*place, count] for place, count in self.places.items()],
         }
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> SampleCounts:
+    def from_transport(data: dict[str, Any]) -> SampleCounts:
         counts = SampleCounts(
             samples=int(data["samples"]),
             fetch_samples=int(data["fetch_samples"]),
             processes=int(data["processes"]),
         )
-        for item in data["functions"]:
-            key = (str(item["file"]), str(item["function"]), int(item["line"]))
-            counts.functions[key] += int(item["samples"])
-            counts.lines.setdefault(key, Counter())[int(item["hottest_line"])] += int(
-                item["samples"]
-            )
+        for file, name, first, line, count in data["places"]:
+            counts.places[(str(file), str(name), int(first), int(line))] += int(count)
         return counts
+
+    def functions(self) -> list[dict[str, Any]]:
+        """Per function, most samples first: its samples and the line most of them were at."""
+        lines: dict[tuple[str, str, int], Counter[int]] = {}
+        for (file, name, first, line), count in self.places.items():
+            lines.setdefault((file, name, first), Counter())[line] += count
+        rows = [
+            {
+                "file": file,
+                "function": name,
+                "line": first,
+                "hottest_line": by_line.most_common(1)[0][0],
+                "samples": sum(by_line.values()),
+            }
+            for (file, name, first), by_line in lines.items()
+        ]
+        return sorted(rows, key=lambda row: -int(row["samples"]))
 
 
 class ThreadSampler:
@@ -165,12 +172,6 @@ class ThreadSampler:
             self.counts.add_frame(sys._current_frames().get(self._ident))
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    partial = path.with_name(path.name + f".{os.getpid()}.tmp")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
-
-
 def _watch_window(out: Path, owner_pid: int, thread_ident: int) -> None:
     """A worker's watcher: waits for the owner's window, samples it, writes the counts."""
     flag = flag_path(out, owner_pid)
@@ -189,7 +190,10 @@ def _watch_window(out: Path, owner_pid: int, thread_ident: int) -> None:
         time.sleep(POLL_INTERVAL_S)
     counts = sampler.stop()
     with contextlib.suppress(OSError):
-        _write_atomically(_result_path(out, owner_pid, worker_pid), json.dumps(counts.to_json()))
+        replace_atomically(
+            _result_path(out, owner_pid, worker_pid),
+            lambda stream: stream.write(json.dumps(counts.to_transport()).encode()),
+        )
 
 
 def _owner_alive(owner_pid: int) -> bool:
@@ -238,7 +242,7 @@ class InputWindow:
                 time.sleep(0.01)
             # A worker that ended inside the window wrote nothing: its samples are lost.
             with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-                merged.merge(SampleCounts.from_json(json.loads(result.read_text("utf-8"))))
+                merged.merge(SampleCounts.from_transport(json.loads(result.read_text("utf-8"))))
             for leftover in (marker, result):
                 leftover.unlink(missing_ok=True)
         return merged
@@ -247,10 +251,14 @@ class InputWindow:
 def input_functions(counts: SampleCounts) -> dict[str, Any]:
     """The ``input_functions`` entry of ``stepscope_host`` (the owner's counts merged with its
     workers'), file names relative to the working folder where they lie inside it."""
-    data = counts.to_json()
-    data["interval_ms"] = SAMPLE_INTERVAL_S * 1000
-    data["worker_processes"] = max(0, counts.processes - 1)
-    data["functions"] = data["functions"][:TOP_FUNCTIONS]
+    data: dict[str, Any] = {
+        "samples": counts.samples,
+        "fetch_samples": counts.fetch_samples,
+        "processes": counts.processes,
+        "worker_processes": max(0, counts.processes - 1),
+        "interval_ms": SAMPLE_INTERVAL_S * 1000,
+        "functions": counts.functions()[:TOP_FUNCTIONS],
+    }
     here = os.getcwd()
     for item in data["functions"]:
         relative = os.path.relpath(item["file"], here) if os.path.isabs(item["file"]) else ""

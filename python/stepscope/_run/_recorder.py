@@ -35,7 +35,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any
+from typing import Any, BinaryIO
+
+from ._files import replace_atomically
 
 # The settings `stepscope run` passes to every process of the command.
 ENV_OUT = "STEPSCOPE_RUN_OUT"
@@ -203,6 +205,7 @@ class Recorder:
         self._step_fn_wrapped = False
         self._own_profiler_starting = False
         self._input_window: Any = None
+        self._recording_memory = False  # --memory, on a CUDA device
         self._host_conditions_probe: Callable[[], dict[str, Any]] | None = None
         self._unwatch_workers: Callable[[], None] | None = None
 
@@ -267,6 +270,7 @@ class Recorder:
             return
         torch.cuda.memory._record_memory_history(max_entries=MEMORY_HISTORY_ENTRIES)
         torch._C._cuda_attach_out_of_memory_observer(self._out_of_memory)
+        self._recording_memory = True
 
     def _out_of_memory(self, *_details: Any) -> None:
         if os.getpid() == self.pid:
@@ -277,10 +281,7 @@ class Recorder:
             snapshot = self._torch.cuda.memory._snapshot()
             self.settings.out.mkdir(parents=True, exist_ok=True)
             path = self.settings.out / f"rank{self.rank}{suffix}"
-            partial = path.with_name(f".{path.name}.{os.getpid()}")
-            with open(partial, "wb") as stream:
-                pickle.dump(snapshot, stream)
-            os.replace(partial, path)
+            replace_atomically(path, lambda stream: pickle.dump(snapshot, stream))
         except Exception as error:  # never hide the program's own error
             _warn(f"the memory snapshot could not be written: {error}")
 
@@ -501,7 +502,7 @@ class Recorder:
         if host is not None:
             profiler.add_metadata_json(HOST_METADATA_KEY, json.dumps(host))
         self._stop_profiler()
-        if self.settings.memory and self._torch.cuda.is_available():
+        if self._recording_memory:
             self._dump_memory_snapshot(WINDOW_SNAPSHOT_SUFFIX)
         path = self._write_trace(profiler)
         if not complete and path is not None:
@@ -524,14 +525,20 @@ class Recorder:
         try:
             self.settings.out.mkdir(parents=True, exist_ok=True)
             path = self._trace_path()
-            # Written beside the final name, then renamed: a reader never sees half a file.
-            plain = path.with_name(f".{path.name}.{os.getpid()}.json")
-            profiler.export_chrome_trace(str(plain))
-            packed = path.with_name(f".{path.name}.{os.getpid()}.gz")
-            with open(plain, "rb") as source, gzip.open(packed, "wb") as target:
-                shutil.copyfileobj(source, target)
-            os.replace(packed, path)
-            plain.unlink()
+            plain = path.with_name(f".{path.name}.{os.getpid()}.json")  # the profiler's own
+            try:
+                profiler.export_chrome_trace(str(plain))
+
+                def pack(stream: BinaryIO) -> None:
+                    with (
+                        open(plain, "rb") as source,
+                        gzip.GzipFile(fileobj=stream, mode="wb") as target,
+                    ):
+                        shutil.copyfileobj(source, target)
+
+                replace_atomically(path, pack)
+            finally:
+                plain.unlink(missing_ok=True)
             return path
         except Exception as error:
             _warn(f"the trace could not be written: {error}")

@@ -71,9 +71,13 @@ std::string where_sampled(const InputSampling& sampling) {
                      sampling.worker_processes == 1 ? "" : "es");
 }
 
+// The line most samples were at; the function's first line when the file does not say.
+std::int64_t busiest_line(const SampledFunction& function) {
+  return function.hottest_line >= 0 ? function.hottest_line : function.line;
+}
+
 std::string place(const SampledFunction& function) {
-  const std::int64_t line = function.hottest_line >= 0 ? function.hottest_line : function.line;
-  return fmt::format("{} ({}:{})", function.function, function.file, line);
+  return fmt::format("{} ({}:{})", function.function, function.file, busiest_line(function));
 }
 
 // The sampled functions as evidence, the busiest as the finding's code and the fix's start.
@@ -102,9 +106,7 @@ void add_sampled_functions(const InputSampling& sampling, Finding& finding) {
   finding.fix =
       fmt::format("Start with {}, where {:.0f} % of the input pipeline's sampled time goes. {}",
                   place(busiest), static_cast<double>(busiest.samples) / fetch * 100, finding.fix);
-  finding.code =
-      CodeLocation{busiest.file, busiest.hottest_line >= 0 ? busiest.hottest_line : busiest.line,
-                   busiest.function, ""};
+  finding.code = CodeLocation{busiest.file, busiest_line(busiest), busiest.function, ""};
 }
 
 bool has_gpu_activity(const RankAnalyses& rank) {

@@ -2,7 +2,7 @@
 then installs stepscope's recorder, which waits for the script to import torch.
 
 Loaded by file path, not through the ``stepscope`` package, so that a process that never
-imports torch pays for three small files and nothing else.
+imports torch pays for a few small files and nothing else.
 """
 
 from __future__ import annotations
