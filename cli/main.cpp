@@ -19,6 +19,7 @@
 #include "run_command.h"
 #include "scaling_command.h"
 #include "summarize_command.h"
+#include "whatif_command.h"
 
 namespace {
 
@@ -45,6 +46,7 @@ int run(int argc, char** argv) {
   cli::register_rules_command(app, exit_status);
   cli::register_monitor_command(app, exit_status);
   cli::register_run_command(app, exit_status);
+  cli::register_whatif_command(app, exit_status);
   cli::register_summarize_command(app, exit_status);
   cli::register_merge_command(app, exit_status);
   cli::register_scaling_command(app, exit_status);

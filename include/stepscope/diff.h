@@ -20,7 +20,16 @@ namespace stepscope {
 struct Report;  // report_model.h
 
 // Version of the JSON document written by render_diff_json; bumped on incompatible change.
-inline constexpr int kDiffJsonSchemaVersion = 2;
+inline constexpr int kDiffJsonSchemaVersion = 3;
+
+// A finding of both runs is judged by the time it accounts for per step (its gain's bound, the
+// most its fix can save), not by its title, which can outlive the problem: resolved when that time
+// fell below kFindingResolvedShare of the before run's, improved when it fell to at most
+// kFindingImprovedShare of it, persisting otherwise (docs/diff.md). A finding the after run no
+// longer has is resolved; one that accounts for no time (memory growth) persists while both have
+// it.
+inline constexpr double kFindingResolvedShare = 0.10;
+inline constexpr double kFindingImprovedShare = 0.75;
 
 struct DiffRequest {
   std::string before;  // a trace file or a folder of them, as for analyze
@@ -116,10 +125,23 @@ struct FindingChange {
   std::int64_t likely_gain_before_ns = 0;  // per step
   std::int64_t likely_gain_after_ns = 0;
   FindingFigure figure;  // empty label: neither side's finding had evidence
+  // The time the finding accounts for per step (its gain's bound), 0 on a side without it.
+  std::int64_t owned_before_ns = 0;
+  std::int64_t owned_after_ns = 0;
+};
+
+// A condition under which the runs differ, so that the change of step time is not the effect of
+// the code change alone: "device", "devices per rank", "world size", "precision", "batch shape".
+struct ConditionChange {
+  std::string condition;
+  std::string before;
+  std::string after;
+  std::string source;  // where in the traces the condition was read, in words
 };
 
 // A finding of BEFORE resolved in AFTER: the gain it predicted against the measured change of
-// the mean step time (calibration of the estimate). When several findings were resolved, the
+// the mean step time (calibration of the estimate). Only for runs alike in every condition the
+// traces tell, and for findings that predicted a saving. When several findings were resolved, the
 // measured change belongs to all of them together (`resolved_together`).
 struct Calibration {
   std::string id;
@@ -129,7 +151,8 @@ struct Calibration {
   double measured_ns = 0;      // before mean − after mean step time (> 0: faster)
   double measured_low_ns = 0;  // from the 95 % interval of the ratio
   double measured_high_ns = 0;
-  double measured_over_predicted = 0;  // measured / predicted likely; 0 when nothing predicted
+  // measured / predicted likely, only when the run got faster: a loss is no multiple of a saving.
+  std::optional<double> measured_over_predicted;
   std::size_t resolved_together = 1;
 };
 
@@ -143,6 +166,9 @@ struct RunSide {
 struct DiffResult {
   RunSide before;
   RunSide after;
+  // Conditions in which the runs differ; empty when they are like for like, as far as the traces
+  // tell (docs/diff.md names what is compared).
+  std::vector<ConditionChange> unlike_conditions;
   StepComparison steps;
   bool phases_applicable = false;  // both sides have phase markers
   std::vector<PhaseChange> phases;
@@ -160,10 +186,13 @@ struct DiffResult {
   std::size_t kernels_appeared_total = 0;
   std::vector<KernelChange> kernels_vanished;  // only before, by time before
   std::size_t kernels_vanished_total = 0;
-  std::vector<FindingChange> findings_resolved;    // before only
+  std::vector<FindingChange> findings_resolved;    // gone, or its time all but gone
+  std::vector<FindingChange> findings_improved;    // its time fell substantially but remains
   std::vector<FindingChange> findings_introduced;  // after only
   std::vector<FindingChange> findings_persisting;
-  std::vector<Calibration> calibration;  // one per resolved finding, when the verdict is known
+  // One per resolved finding that predicted a saving, when the verdict is known and the runs are
+  // like for like.
+  std::vector<Calibration> calibration;
   std::vector<std::string> notes;
   int top = 10;
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stepscope/analysis/options.h"
+#include "stepscope/analysis/what_if.h"
 #include "stepscope/diagnosis/finding.h"
 #include "stepscope/error.h"
 #include "stepscope/load.h"
@@ -66,8 +67,15 @@ Result<ReportPtr> analyze(const AnalyzeRequest& request);
 // order; each rank's list in its diagnosis' order (largest likely saving first).
 [[nodiscard]] std::vector<Finding> report_findings(const Report& report);
 
+// The first rank analysed in full, its kept steps re-timed under `change` (what_if.h). A
+// streamed folder keeps no trace to replay: ask for one rank (--rank) instead.
+Result<WhatIfResult> report_what_if(const Report& report, const WhatIfChange& change, int top);
+
 // Renderers.
 std::string render_json(const Report& report);
+std::string render_what_if_json(const WhatIfResult& result);
+// The step before and after, and the top classes of both critical paths.
+std::string render_what_if_text(const WhatIfResult& result, const TextOptions& options);
 // The terminal report: no line longer than options.width columns.
 std::string render_text(const Report& report, const TextOptions& options);
 std::string render_text(const Report& report, int top);  // 100 columns

@@ -3,6 +3,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -54,6 +55,31 @@ std::string NativeReport::to_html(std::optional<int> top) const {
   const int rows = top_or_default(top);
   nb::gil_scoped_release release;
   return stepscope::render_html(*report_, rows);
+}
+
+std::string NativeReport::what_if_json(std::optional<double> loader_left, bool no_syncs,
+                                       std::optional<double> launch_us,
+                                       const std::vector<std::string>& ops) const {
+  stepscope::WhatIfChange change;
+  if (loader_left) {
+    if (*loader_left < 0 || *loader_left > 1) raise_bad_option("loader must be between 0 and 1");
+    change.loader_left = *loader_left;
+  }
+  change.no_syncs = no_syncs;
+  if (launch_us) {
+    if (*launch_us < 0) raise_bad_option("launch_us must be at least 0");
+    change.launch_ns = static_cast<std::int64_t>(*launch_us * 1e3);
+  }
+  for (const std::string& op : ops) {
+    change.ops.push_back(value_or_raise(stepscope::parse_op_speedup(op)));
+  }
+  if (change.empty())
+    raise_bad_option("nothing to change: give loader, no_syncs, launch_us or ops");
+  stepscope::Result<stepscope::WhatIfResult> result = [&] {
+    nb::gil_scoped_release release;
+    return stepscope::report_what_if(*report_, change, top_);
+  }();
+  return stepscope::render_what_if_json(value_or_raise(std::move(result)));
 }
 
 void NativeReport::write(const std::string& path, const std::string& content) const {
@@ -123,6 +149,9 @@ void bind_native_report(nb::module_& m) {
            nb::sig("def findings(self) -> list[dict[str, typing.Any]]"),
            "Every rank's findings as dicts with the JSON document's keys (times in µs), in rank "
            "order.")
+      .def("what_if_json", &NativeReport::what_if_json, "loader"_a = nb::none(),
+           "no_syncs"_a = false, "launch_us"_a = nb::none(), "ops"_a = std::vector<std::string>{},
+           "The first rank's kept steps re-timed under a change (`stepscope whatif`), as JSON.")
       .def("annotate", &NativeReport::annotate, "out_path"_a,
            "Write the trace with the findings as markers (gzip when out_path ends in .gz), as "
            "`stepscope analyze TRACE --annotate OUT` does.");

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis_arguments.h"
 #include "stepscope/report.h"
@@ -28,6 +29,10 @@ class NativeReport {
   std::string write_text(const std::string& path, std::optional<int> top, std::size_t width) const;
   std::string write_html(const std::string& path, std::optional<int> top) const;
   [[nodiscard]] nanobind::list findings() const;
+  // `stepscope whatif`: the first rank's kept steps re-timed under a change, as JSON.
+  [[nodiscard]] std::string what_if_json(std::optional<double> loader_left, bool no_syncs,
+                                         std::optional<double> launch_us,
+                                         const std::vector<std::string>& ops) const;
   // `stepscope analyze TRACE --annotate OUT`: the trace with the findings as markers.
   void annotate(const std::string& out_path) const;
   [[nodiscard]] const std::string& input_path() const;

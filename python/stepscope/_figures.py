@@ -613,6 +613,40 @@ class ComputeEfficiency(TypedDict):
     ops: list[OpFlops]
 
 
+PathClassTime = TypedDict(
+    "PathClassTime",
+    {
+        "class": str,
+        "us_per_step": float,
+        "share": float,
+    },
+)
+
+
+PathEvent = TypedDict(
+    "PathEvent",
+    {
+        "name": str,
+        "class": str,
+        "us_per_step": float,
+        "count": int,
+    },
+)
+
+
+class CriticalPath(TypedDict):
+    applicable: bool
+    not_applicable_reason: NotRequired[str]
+    steps: int
+    measured_step_us: NotRequired[float]
+    modelled_step_us: NotRequired[float]
+    classes: list[PathClassTime]
+    events: list[PathEvent]
+    unlinked_activities: int
+    cross_stream_waits: int
+    bounds: list[str]
+
+
 class RankFigures(TypedDict):
     steps: Steps
     step_time: StepTime
@@ -630,6 +664,7 @@ class RankFigures(TypedDict):
     gpu_metrics: GpuMetrics
     memory: Memory
     compute_efficiency: ComputeEfficiency
+    critical_path: CriticalPath
 
 
 class SkippedFile(TypedDict):
@@ -842,6 +877,13 @@ class RunSide(TypedDict):
     kept_steps: int
 
 
+class ConditionChange(TypedDict):
+    condition: str
+    before: str
+    after: str
+    source: str
+
+
 class StepSample(TypedDict):
     steps: int
     ranks: int
@@ -935,13 +977,16 @@ class FindingChange(TypedDict):
     rank: int
     severity_before: NotRequired[str]
     likely_gain_before_us_per_step: NotRequired[float]
+    owned_before_ms_per_step: NotRequired[float]
     severity_after: NotRequired[str]
     likely_gain_after_us_per_step: NotRequired[float]
+    owned_after_ms_per_step: NotRequired[float]
     figure: NotRequired[FindingFigure]
 
 
 class DiffFindings(TypedDict):
     resolved: list[FindingChange]
+    improved: list[FindingChange]
     introduced: list[FindingChange]
     persisting: list[FindingChange]
 
@@ -953,13 +998,14 @@ class Calibration(TypedDict):
     predicted_bound_ms_per_step: float
     measured_ms_per_step: float
     measured_ms_per_step_ci: list[float]
-    measured_over_predicted: float
+    measured_over_predicted: NotRequired[float | None]
     resolved_together: int
 
 
 class Diff(TypedDict):
     before: RunSide
     after: RunSide
+    not_like_for_like: list[ConditionChange]
     step_time: StepComparison
     phases: DiffPhases
     ops: DiffOps

@@ -230,6 +230,34 @@ class Report:
         """
         self._require_native("annotate()").annotate(os.fspath(out_path))
 
+    def what_if(
+        self,
+        *,
+        loader: float | None = None,
+        no_syncs: bool = False,
+        launch_us: float | None = None,
+        ops: Mapping[str, float] | None = None,
+    ) -> dict[str, Any]:
+        """The first rank's kept steps re-timed under a change, as ``stepscope whatif`` does:
+        the step predicted and the critical path before and after (the JSON keys of
+        ``stepscope whatif --json``, times in µs).
+
+        Args:
+            loader: share of the data-loading wait left; 0: every batch ready at once.
+            no_syncs: blocking calls (synchronize, ``.item()``) stop waiting for the GPU.
+            launch_us: each launch call costs at most this many µs (CUDA graphs: about 2).
+            ops: op name to how many times faster, e.g. ``{"aten::mm": 2.0}``.
+
+        Raises:
+            BadOptionError: nothing to change, a value out of range, or a folder of ranks.
+        """
+        native = self._require_native("what_if()")
+        op_texts = [f"{name}={factor}x" for name, factor in (ops or {}).items()]
+        result: dict[str, Any] = json.loads(
+            native.what_if_json(loader=loader, no_syncs=no_syncs, launch_us=launch_us, ops=op_texts)
+        )
+        return result
+
     def to_pandas(self, table: Table = "findings") -> pandas.DataFrame:
         """One of the report's tables as a DataFrame, one row per entry and a ``rank`` column:
         ``findings`` (flattened, times in µs), ``steps``, ``operators`` or ``kernels`` (the

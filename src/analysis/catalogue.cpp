@@ -4,6 +4,7 @@
 
 #include "stepscope/figures/collective_bandwidth_fields.h"
 #include "stepscope/figures/compute_efficiency_fields.h"
+#include "stepscope/figures/critical_path_fields.h"
 #include "stepscope/figures/gpu_metrics_fields.h"
 #include "stepscope/figures/gpu_temporal_fields.h"
 #include "stepscope/figures/idle_attribution_fields.h"
@@ -107,6 +108,16 @@ std::span<const AnalysisDescription> analysis_catalogue() {
           "compute_efficiency",
           "FLOPs of matrix multiplies (and of every op with with_flops=True), achieved TFLOP/s "
           "and MFU against the device's datasheet peak"),
+      describe<&R::step_models, [](const R& r) { return build_step_models(*r.trace, r.steps); }>(
+          "", "each kept step as a graph, for the critical path and the what-ifs"),
+      describe<&R::critical_path,
+               [](const R& r) {
+                 return compute_critical_path(*r.trace, r.step_models,
+                                              static_cast<std::size_t>(r.options.top));
+               }>("critical_path",
+                  "the chain of events that sets each kept step's length, by class and event "
+                  "(docs/metrics §17)",
+                  2),
       describe<&R::busy_timeline,
                [](const R& r) { return compute_busy_timeline(*r.trace, r.steps); }>(
           "", "busy intervals per device, for the HTML charts only"),

@@ -8,8 +8,8 @@ const std::vector<Rule>& all_rules() {
       {{"input-bound", "The GPU waits for the DataLoader", Bottleneck::kInputPipeline,
         "GPU idle during DataLoader spans (first owner of idle) >= 5 % of the mean step and "
         ">= 100 µs per step (CPU-only traces: data loading, the same); below that the input "
-        "pipeline does not limit the step; with worker processes already in use the advice and the "
-        "likely gain change; in `stepscope run` traces, the input pipeline's sampled Python "
+        "pipeline does not limit the step; with worker processes already in use the advice "
+        "changes; in `stepscope run` traces, the input pipeline's sampled Python "
         "functions with >= 2 % of its samples are the evidence"},
        rules::check_input_bound},
       {{"launch-bound", "The GPU waits for the host to launch work", Bottleneck::kHostOverhead,
@@ -27,8 +27,10 @@ const std::vector<Rule>& all_rules() {
         Bottleneck::kHostDeviceSync,
         "GPU idle after blocking calls (synchronize, synchronous copies, .item()), for at most "
         "as long as each call blocked and not while the host waits for the DataLoader (second "
-        "owner of idle), >= 3 % of the mean step; one logging sync per step costs less on any "
-        "step of a few milliseconds"},
+        "owner of idle), >= 3 % of the mean step, or the kept steps replayed without the "
+        "syncs >= 3 % shorter (many short syncs keep the host from running ahead: the idle "
+        "they cause shows up later); one logging sync per step costs less on any step of a few "
+        "milliseconds"},
        rules::check_host_device_sync},
       {{"per-token-sync", "The generation loop syncs with the GPU at every token",
         Bottleneck::kHostDeviceSync,

@@ -1,6 +1,9 @@
 #include "diagnosis/gain.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 
 namespace stepscope {
 
@@ -19,6 +22,25 @@ ExpectedGain make_gain(std::int64_t bound_ns, std::int64_t likely_ns, double ste
   }
   gain.method = std::move(method);
   return gain;
+}
+
+ExpectedGain make_predicted_gain(const RankAnalyses& rank, const WhatIfChange& fix,
+                                 std::int64_t bound_ns, std::int64_t fallback_likely_ns,
+                                 std::string_view bound_method) {
+  const double step_ns = mean_step_ns(rank);
+  if (rank.step_models.runs.empty()) {
+    return make_gain(
+        bound_ns, fallback_likely_ns, step_ns,
+        fmt::format("bound: {}; likely: {} (no steps to replay)", bound_method, fix.describe()));
+  }
+  const CriticalPathResult& unchanged = rank.critical_path;
+  const double after = modelled_step_ns(*rank.trace, rank.step_models, fix);
+  const auto saving = std::max<std::int64_t>(0, std::llround(unchanged.modelled_step_ns - after));
+  return make_gain(std::max(bound_ns, saving), saving, step_ns,
+                   fmt::format("bound: {}; likely: the kept steps replayed with {} ({:.3f} ms "
+                               "→ {:.3f} ms per step, `stepscope whatif`)",
+                               bound_method, fix.describe(), unchanged.measured_step_ns / 1e6,
+                               (unchanged.measured_step_ns - static_cast<double>(saving)) / 1e6));
 }
 
 void keep_most_frequent(std::vector<EventRefs>& refs, std::size_t limit) {

@@ -19,6 +19,14 @@ double mean_step_ns(const RankAnalyses& rank);
 ExpectedGain make_gain(std::int64_t bound_ns, std::int64_t likely_ns, double step_ns,
                        std::string method);
 
+// A gain predicted by re-timing the kept steps with the fix applied (what_if.h): likely is the
+// modelled saving per step; the bound is `bound_ns` or the saving, whichever is larger (removing
+// a sync can save more than the idle it owns: the host then runs ahead). Without steps to replay,
+// `fallback_likely_ns` is taken and the method says so.
+ExpectedGain make_predicted_gain(const RankAnalyses& rank, const WhatIfChange& fix,
+                                 std::int64_t bound_ns, std::int64_t fallback_likely_ns,
+                                 std::string_view bound_method);
+
 // Collects events by name into EventRefs (count, first start, last end, kept steps they
 // start in), for events chosen by `select`.
 template <typename Select>

@@ -40,6 +40,7 @@ DiffResult diff_reports(const Report& before, const Report& after, const DiffOpt
   result.top = options.top;
   result.before = run_side(before);
   result.after = run_side(after);
+  diff::compare_conditions(before, after, result);
   result.steps = diff::compare_steps(diff::step_sample(before), diff::step_sample(after), options);
   diff::compare_phases(before, after, result);
   diff::compare_ops(before, after, options, result);

@@ -1,5 +1,7 @@
 // The parts of a comparison, one concept per file: step statistics (step_comparison.cpp),
-// phases / ops / kernels (breakdown_comparison.cpp), findings (finding_comparison.cpp).
+// phases / ops / kernels (breakdown_comparison.cpp), findings (finding_comparison.cpp), the
+// runs' conditions (condition_comparison.cpp) and the calibration of predicted gains
+// (calibration.cpp).
 #pragma once
 
 #include <cstdint>
@@ -26,9 +28,14 @@ void compare_ops(const Report& before, const Report& after, const DiffOptions& o
 // Device activities (kernels, memcpy, memset) starting inside the analysis window, by name.
 void compare_kernels(const Report& before, const Report& after, const DiffOptions& options,
                      DiffResult& result);
-// Findings by (id, rank): resolved, introduced, persisting.
+// Findings by (id, rank): resolved, improved, introduced, persisting, judged by the time each
+// accounts for per step (kFindingResolvedShare in diff.h).
 void compare_findings(const Report& before, const Report& after, DiffResult& result);
-// For each resolved finding, its predicted gain against the measured step-time change.
+// The conditions in which the runs differ (device, devices per rank, world size, precision, batch
+// shape) into result.unlike_conditions; a note for those the traces cannot tell.
+void compare_conditions(const Report& before, const Report& after, DiffResult& result);
+// For each resolved finding that predicted a saving, its predicted gain against the measured
+// step-time change; nothing when the runs are not like for like (run compare_conditions first).
 void calibrate(const Report& before, DiffResult& result);
 
 // splitmix64: a small, fast, seedable PRNG (Steele, Lea, Flood 2014).

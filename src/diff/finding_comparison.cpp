@@ -1,5 +1,7 @@
 // Findings before and after, matched by (id, rank) when both runs have the same ranks, else by
-// id alone (two single-rank traces of different ranks, or jobs of different sizes).
+// id alone (two single-rank traces of different ranks, or jobs of different sizes), then judged
+// resolved, improved or persisting by the time they account for.
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -47,6 +49,52 @@ FindingFigure headline_figure(const Finding* before, const Finding* after) {
   return figure;
 }
 
+// Judged by the time the finding accounts for per step, not by its title (kFindingResolvedShare
+// in diff.h): a finding can outlive the problem, as input-bound did when data loading fell from
+// 34.3 to 0.149 ms per step and the step shrank with it, keeping loading above the rule's share.
+enum class Outcome : std::uint8_t { kResolved, kImproved, kPersisting };
+
+Outcome outcome_of(const Finding& before, const Finding& after) {
+  const auto owned_before = static_cast<double>(before.gain.bound_ns);
+  const auto owned_after = static_cast<double>(after.gain.bound_ns);
+  if (owned_before <= 0) return Outcome::kPersisting;  // no time to judge by: present on both sides
+  if (owned_after < owned_before * kFindingResolvedShare) return Outcome::kResolved;
+  if (owned_after <= owned_before * kFindingImprovedShare) return Outcome::kImproved;
+  return Outcome::kPersisting;
+}
+
+FindingChange change_of(const Finding* before, const Finding* after) {
+  const Finding& named = before != nullptr ? *before : *after;
+  FindingChange change;
+  change.id = named.id;
+  change.title = named.title;
+  change.rank = named.rank;
+  change.figure = headline_figure(before, after);
+  if (before != nullptr) {
+    change.severity_before = std::string(to_string(before->severity));
+    change.likely_gain_before_ns = before->gain.likely_ns;
+    change.owned_before_ns = before->gain.bound_ns;
+  }
+  if (after != nullptr) {
+    change.severity_after = std::string(to_string(after->severity));
+    change.likely_gain_after_ns = after->gain.likely_ns;
+    change.owned_after_ns = after->gain.bound_ns;
+  }
+  return change;
+}
+
+std::vector<FindingChange>& list_for(Outcome outcome, DiffResult& result) {
+  switch (outcome) {
+    case Outcome::kResolved:
+      return result.findings_resolved;
+    case Outcome::kImproved:
+      return result.findings_improved;
+    case Outcome::kPersisting:
+      return result.findings_persisting;
+  }
+  return result.findings_persisting;
+}
+
 }  // namespace
 
 void compare_findings(const Report& before, const Report& after, DiffResult& result) {
@@ -58,25 +106,15 @@ void compare_findings(const Report& before, const Report& after, DiffResult& res
   const auto b = findings_of(before, by_rank);
   const auto a = findings_of(after, by_rank);
   for (const auto& [key, fb] : b) {
-    FindingChange change{
-        key.first, fb->title,          fb->rank, std::string(to_string(fb->severity)),
-        "",        fb->gain.likely_ns, 0,        {}};
     const auto found = a.find(key);
     if (found == a.end()) {
-      change.figure = headline_figure(fb, nullptr);
-      result.findings_resolved.push_back(std::move(change));
+      result.findings_resolved.push_back(change_of(fb, nullptr));
       continue;
     }
-    change.severity_after = std::string(to_string(found->second->severity));
-    change.likely_gain_after_ns = found->second->gain.likely_ns;
-    change.figure = headline_figure(fb, found->second);
-    result.findings_persisting.push_back(std::move(change));
+    list_for(outcome_of(*fb, *found->second), result).push_back(change_of(fb, found->second));
   }
   for (const auto& [key, fa] : a) {
-    if (b.count(key) != 0) continue;
-    result.findings_introduced.push_back({key.first, fa->title, fa->rank, "",
-                                          std::string(to_string(fa->severity)), 0,
-                                          fa->gain.likely_ns, headline_figure(nullptr, fa)});
+    if (b.count(key) == 0) result.findings_introduced.push_back(change_of(nullptr, fa));
   }
 }
 

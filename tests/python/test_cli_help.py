@@ -22,6 +22,7 @@ COMMANDS = [
     "merge",
     "scaling",
     "run",
+    "whatif",
 ]
 
 

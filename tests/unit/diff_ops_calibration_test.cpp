@@ -96,7 +96,8 @@ TEST(DiffCalibration, ResolvedFindingComparesPredictionWithMeasurement) {
   // Measured: the mean step time fell by the 590 µs the loader lost.
   EXPECT_NEAR(it->measured_ns, result.steps.before_mean_ns - result.steps.after_mean_ns, 1e-6);
   EXPECT_NEAR(it->measured_ns, 590'000, 1'000);
-  EXPECT_NEAR(it->measured_over_predicted,
+  ASSERT_TRUE(it->measured_over_predicted.has_value());
+  EXPECT_NEAR(*it->measured_over_predicted,
               it->measured_ns / static_cast<double>(predicted->gain.likely_ns), 1e-9);
   EXPECT_LE(it->measured_low_ns, it->measured_ns + 1e-6);
   EXPECT_GE(it->measured_high_ns, it->measured_ns - 1e-6);

@@ -136,17 +136,19 @@ TEST(DiffReports, InputBoundResolvedAndIntroduced) {
   EXPECT_DOUBLE_EQ(loading->after_ns, 10'000);
 }
 
-// A finding that persists carries its headline figure from both runs, so the reader sees whether
-// the problem shrank; resolved and introduced findings carry their one side.
-TEST(DiffReports, PersistingFindingShowsItsFigureBeforeAndAfter) {
+// A finding on both sides carries its headline figure from both runs, so the reader sees whether
+// the problem shrank (halved here: improved); resolved and introduced findings carry their one
+// side.
+TEST(DiffReports, ImprovedFindingShowsItsFigureBeforeAndAfter) {
   const ReportPtr slow = report_of(loader_run(600), "slow.json");
   const ReportPtr better = report_of(loader_run(300), "better.json");
   const DiffResult result = diff_reports(*slow, *better, {});
-  const auto persisting =
-      std::find_if(result.findings_persisting.begin(), result.findings_persisting.end(),
+  EXPECT_FALSE(has_finding(result.findings_persisting, "input-bound"));
+  const auto improved =
+      std::find_if(result.findings_improved.begin(), result.findings_improved.end(),
                    [](const FindingChange& f) { return f.id == "input-bound"; });
-  ASSERT_NE(persisting, result.findings_persisting.end());
-  const FindingFigure& figure = persisting->figure;
+  ASSERT_NE(improved, result.findings_improved.end());
+  const FindingFigure& figure = improved->figure;
   EXPECT_FALSE(figure.label.empty());
   EXPECT_EQ(figure.unit, "ms/step");
   ASSERT_TRUE(figure.before.has_value());
@@ -156,7 +158,7 @@ TEST(DiffReports, PersistingFindingShowsItsFigureBeforeAndAfter) {
   EXPECT_NE(render_diff_text(result, 10).find(" → "), std::string::npos);
   const std::string json = render_diff_json(result);
   EXPECT_NE(json.find("\"figure\":{"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"schema_version\":2"), std::string::npos);
+  EXPECT_NE(json.find("\"schema_version\":3"), std::string::npos);
 
   const ReportPtr fast = report_of(loader_run(10), "fast.json");
   const DiffResult fixed = diff_reports(*slow, *fast, {});

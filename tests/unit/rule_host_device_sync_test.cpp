@@ -43,7 +43,11 @@ TEST(RuleHostDeviceSync, ItemInTheLoopIsFoundWithTheIdleItCauses) {
   // The sync blocks 306-406 µs and the GPU is idle until the next kernel at 610 µs. Without the
   // sync the host would have spent its 100 µs queueing the next work: that much is the sync's.
   EXPECT_EQ(finding->gain.bound_ns, 100'000);
-  ASSERT_EQ(finding->evidence.size(), 2U);
+  // Replayed without the sync, the host reaches its next launch 95 µs earlier (the sync waited
+  // from 306 µs until the copy ended at 401 µs, then took 5 µs): that is the likely gain.
+  EXPECT_EQ(finding->gain.likely_ns, 95'000);
+  ASSERT_EQ(finding->evidence.size(), 3U);
+  EXPECT_DOUBLE_EQ(finding->evidence[2].value, 0.095);
   EXPECT_DOUBLE_EQ(finding->evidence[0].value, 1.0);  // the sync; cudaMemcpyAsync does not block
   ASSERT_EQ(finding->evidence[1].events.size(), 1U);
   EXPECT_EQ(finding->evidence[1].events[0].name, "aten::item");
@@ -55,9 +59,18 @@ TEST(RuleHostDeviceSync, NoSyncNoFinding) {
   EXPECT_EQ(find(diagnosis, "host-device-sync"), nullptr);
 }
 
-TEST(RuleHostDeviceSync, SyncFollowedByQueuedWorkCostsNothing) {
-  // The next kernel starts 10 µs after the sync returns: under the threshold.
-  const Diagnosis diagnosis = testing::diagnose_trace(steps_with_item(14, true));
+TEST(RuleHostDeviceSync, SyncAtTheEndOfAGpuBoundStepCostsNothing) {
+  // Each 1000 µs step launches a kernel that runs 5-995 µs and syncs at 990 µs: the sync waits
+  // 5 µs for work that ends the step anyway, and the GPU idles 10 µs before the next step.
+  TraceFixture fixture;
+  std::int64_t correlation = 1;
+  for (int s = 0; s < 4; ++s) {
+    const double t0 = s * 1000.0;
+    fixture.step(s, t0, 1000);
+    fixture.launched_kernel("long_kernel", t0 + 1, t0 + 5, 990);
+    fixture.runtime("cudaDeviceSynchronize", t0 + 990, 6, correlation++);
+  }
+  const Diagnosis diagnosis = testing::diagnose_trace(fixture.load());
   EXPECT_EQ(find(diagnosis, "host-device-sync"), nullptr);
 }
 

@@ -42,7 +42,9 @@ TEST(RuleInputBound, PlantedLoaderWaitIsTheVerdictWithItsGain) {
   EXPECT_EQ(finding->severity, Severity::kHigh);
   // The GPU is idle for the whole 600 µs DataLoader span of each 1000 µs step.
   EXPECT_EQ(finding->gain.bound_ns, 600'000);
-  EXPECT_EQ(finding->gain.likely_ns, 480'000);
+  // Replayed with each batch ready at once, the kernel is launched 600 µs earlier: all of it.
+  EXPECT_EQ(finding->gain.likely_ns, 600'000);
+  EXPECT_NE(finding->gain.method.find("DataLoader ready at once"), std::string::npos);
   EXPECT_NEAR(finding->gain.bound_share, 0.6, 1e-9);
   ASSERT_FALSE(finding->evidence.empty());
   ASSERT_EQ(finding->evidence[0].events.size(), 1U);
@@ -134,7 +136,8 @@ TEST(RuleInputBound, WorkersAlreadyInUseChangeTheAdviceAndTheGain) {
   const Finding* finding = find(diagnosis, "input-bound");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->gain.bound_ns, 600'000);
-  EXPECT_EQ(finding->gain.likely_ns, 180'000);  // 30 %: more workers need free cores
+  EXPECT_EQ(finding->gain.likely_ns, 600'000);  // the replay; the bound says what it needs
+  EXPECT_NE(finding->gain.method.find("free CPU cores"), std::string::npos);
   EXPECT_NE(finding->fix.find("already uses worker processes"), std::string::npos);
   EXPECT_EQ(finding->fix.find("num_workers=<CPU cores"), std::string::npos);
 }

@@ -18,7 +18,9 @@
 #include "stepscope/analysis/phases.h"
 #include "stepscope/analysis/queue_length.h"
 #include "stepscope/analysis/step_breakdown.h"
+#include "stepscope/analysis/step_model.h"
 #include "stepscope/analysis/steps.h"
+#include "stepscope/analysis/what_if.h"
 #include "stepscope/trace.h"
 
 namespace stepscope {
@@ -63,6 +65,8 @@ struct RankAnalyses {
   CodeContext code;  // Python frames and nn.Modules around each event (empty without them)
   ModuleViewResult modules;
   ComputeEfficiencyResult compute_efficiency;
+  StepModels step_models;  // the kept steps as graphs, for the critical path and the what-ifs
+  CriticalPathResult critical_path;
 };
 
 // Runs every analysis on one rank. The result borrows `trace` (see TraceRef): keep the trace

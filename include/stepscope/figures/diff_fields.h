@@ -31,6 +31,24 @@ struct Fields<RunSide> {
   }
 };
 
+template <>
+struct Fields<ConditionChange> {
+  static constexpr std::string_view kName = "ConditionChange";
+  static std::span<const Field> list() {
+    using T = ConditionChange;
+    using D = Describe<T>;
+    static const Field k[] = {
+        D::field<&T::condition>("condition", Unit::kNone,
+                                "`device`, `devices per rank`, `world size`, `precision` or "
+                                "`batch shape`"),
+        D::field<&T::before>("before", Unit::kNone, "in the before run, in words"),
+        D::field<&T::after>("after", Unit::kNone, "in the after run"),
+        D::field<&T::source>("source", Unit::kNone, "where in the traces it was read"),
+    };
+    return k;
+  }
+};
+
 // One side's step-time sample with its statistics (kept in StepComparison).
 struct StepSampleFigures {
   const StepSample& sample;
@@ -327,10 +345,17 @@ struct Fields<FindingChange> {
         D::field<&T::likely_gain_before_ns>("likely_gain_before_us_per_step",
                                             Unit::kMicrosecondsFromNs, "in the before run")
             .when<before>(),
+        D::field<&T::owned_before_ns>("owned_before_ms_per_step", Unit::kMillisecondsFromNs,
+                                      "the time the finding accounts for (its gain's bound), "
+                                      "in the before run")
+            .when<before>(),
         D::field<&T::severity_after>("severity_after", Unit::kNone, "in the after run")
             .when<after>(),
         D::field<&T::likely_gain_after_ns>("likely_gain_after_us_per_step",
                                            Unit::kMicrosecondsFromNs, "in the after run")
+            .when<after>(),
+        D::field<&T::owned_after_ns>("owned_after_ms_per_step", Unit::kMillisecondsFromNs,
+                                     "in the after run")
             .when<after>(),
         D::field<&T::figure>("figure", Unit::kNone,
                              "the headline evidence before -> after; absent without evidence")
@@ -340,8 +365,13 @@ struct Fields<FindingChange> {
   }
 };
 
+// The descriptions of the lists below state the shares of diff.h in words.
+static_assert(kFindingResolvedShare == 0.10 && kFindingImprovedShare == 0.75,
+              "update the descriptions of DiffFindings");
+
 struct DiffFindings {
   std::span<const FindingChange> resolved;
+  std::span<const FindingChange> improved;
   std::span<const FindingChange> introduced;
   std::span<const FindingChange> persisting;
 };
@@ -353,9 +383,16 @@ struct Fields<DiffFindings> {
     using T = DiffFindings;
     using D = Describe<T>;
     static const Field k[] = {
-        D::field<&T::resolved>("resolved", Unit::kNone, "findings of the before run only"),
+        D::field<&T::resolved>("resolved", Unit::kNone,
+                               "findings of the before run that the after run no longer has, or "
+                               "whose owned time fell below 10 % of the before run's"),
+        D::field<&T::improved>("improved", Unit::kNone,
+                               "findings of both runs whose owned time fell to 75 % or less of "
+                               "the before run's, but not below 10 %"),
         D::field<&T::introduced>("introduced", Unit::kNone, "findings of the after run only"),
-        D::field<&T::persisting>("persisting", Unit::kNone, "findings of both"),
+        D::field<&T::persisting>("persisting", Unit::kNone,
+                                 "findings of both runs whose owned time stayed above 75 % of the "
+                                 "before run's (or that own no time)"),
     };
     return k;
   }
@@ -383,8 +420,9 @@ struct Fields<Calibration> {
         D::field<&measured_interval>("measured_ms_per_step_ci", Unit::kMillisecondsFromNs,
                                      "from the ratio's interval"),
         D::field<&T::measured_over_predicted>("measured_over_predicted", Unit::kNone,
-                                              "measured / predicted likely; 0 when nothing "
-                                              "was predicted"),
+                                              "measured / predicted likely; only when the run "
+                                              "got faster")
+            .when<[](const T& c) { return c.measured_over_predicted.has_value(); }>(),
         D::field<&T::resolved_together>("resolved_together", Unit::kCount,
                                         "findings resolved at once share the measured change"),
     };
@@ -404,7 +442,7 @@ inline DiffKernels diff_kernels(const DiffResult& r) {
           {r.kernels_vanished_total, r.kernels_vanished}};
 }
 inline DiffFindings diff_findings(const DiffResult& r) {
-  return {r.findings_resolved, r.findings_introduced, r.findings_persisting};
+  return {r.findings_resolved, r.findings_improved, r.findings_introduced, r.findings_persisting};
 }
 
 // The document's figures; the schema header is written around them (render_diff_json).
@@ -417,6 +455,10 @@ struct Fields<DiffResult> {
     static const Field k[] = {
         D::field<&T::before>("before", Unit::kNone, "the before run"),
         D::field<&T::after>("after", Unit::kNone, "the after run"),
+        D::field<&T::unlike_conditions>("not_like_for_like", Unit::kNone,
+                                        "conditions in which the runs differ (device, devices per "
+                                        "rank, world size, precision, batch shape); empty when "
+                                        "alike as far as the traces tell"),
         D::field<&T::steps>("step_time", Unit::kNone, "the step times compared"),
         D::field<&diff_phases>("phases", Unit::kNone, "mean host time per phase"),
         D::field<&diff_ops>("ops", Unit::kNone,
@@ -428,7 +470,8 @@ struct Fields<DiffResult> {
                                  "matched by (id, rank) when both runs have the same ranks, else "
                                  "by id"),
         D::field<&T::calibration>("calibration", Unit::kNone,
-                                  "per resolved finding, when the verdict is not undetermined"),
+                                  "per resolved finding that predicted a saving, when the verdict "
+                                  "is not undetermined and the runs are like for like"),
         D::field<&T::notes>("notes", Unit::kNone, "what the reader should know"),
     };
     return k;

@@ -23,15 +23,9 @@ namespace stepscope::rules {
 namespace {
 
 constexpr double kThresholdShare = 0.05;
-// Worker processes and prefetching overlap loading with compute, but collation and the copy of
-// the batch stay on the critical path: assume they hide 80 % of the wait.
-// And at least this much per step: a tiny step's 40 µs of fetching a ready batch is a share
+// At least this much per step: a tiny step's 40 µs of fetching a ready batch is a share
 // but nothing a DataLoader setting can remove.
 constexpr std::int64_t kMinimumWaitNs = 100'000;
-constexpr double kLikelyHiddenShare = 0.8;
-// With workers already running, the wait means they cannot keep up: more workers help only if
-// cores are free, which the trace cannot show, so promise much less.
-constexpr double kLikelyHiddenShareWithWorkers = 0.3;
 
 constexpr std::string_view kFixWithoutWorkers =
     "Load batches in the background: DataLoader(..., num_workers=<CPU cores per GPU>, "
@@ -44,15 +38,13 @@ constexpr std::string_view kFixWithWorkers =
     "each sample cheaper: cache decoded or preprocessed samples, decode and augment on the GPU "
     "(torchvision.transforms.v2 on CUDA tensors, NVIDIA DALI), use a faster image decoder, and "
     "keep pin_memory=True, persistent_workers=True, prefetch_factor=2 to 4.";
-constexpr std::string_view kMethodGpu =
-    "bound: all DataLoader time the GPU spends idle; likely: 80 % of it, since collation and the "
-    "host-to-device copy stay on the critical path";
-constexpr std::string_view kMethodCpu =
-    "bound: all data loading time of the step; likely: 80 % of it, what worker processes "
-    "overlap with compute";
-constexpr std::string_view kMethodWithWorkers =
-    "bound: all the wait; likely: 30 % of it, since workers already overlap loading and more "
-    "help only with free CPU cores";
+// The likely gain replays the steps with every batch ready when asked (what the fix aims at);
+// the bound is what the finding owns.
+constexpr std::string_view kBoundGpu = "all DataLoader time the GPU spends idle";
+constexpr std::string_view kBoundCpu = "all data loading time of the step";
+constexpr std::string_view kBoundWithWorkers =
+    "all the wait (workers already run: more help only with free CPU cores, which the trace "
+    "cannot show)";
 
 // DataLoader(num_workers > 0) names its iterator so: the workers are already there.
 bool uses_workers(const std::vector<EventRefs>& spans) {
@@ -159,12 +151,12 @@ std::vector<Finding> check_input_bound(const RankAnalyses& rank) {
   if (trace.host && trace.host->input_sampling) {
     add_sampled_functions(*trace.host->input_sampling, finding);
   }
-  const double hidden = workers ? kLikelyHiddenShareWithWorkers : kLikelyHiddenShare;
-  const auto likely = static_cast<std::int64_t>(static_cast<double>(waiting_ns) * hidden);
-  finding.gain = make_gain(waiting_ns, likely, step_ns,
-                           std::string(workers ? kMethodWithWorkers
-                                       : gpu   ? kMethodGpu
-                                               : kMethodCpu));
+  WhatIfChange fix;
+  fix.loader_left = 0;
+  finding.gain = make_predicted_gain(rank, fix, waiting_ns, waiting_ns,
+                                     workers ? kBoundWithWorkers
+                                     : gpu   ? kBoundGpu
+                                             : kBoundCpu);
   finding.severity = severity_for(finding.gain.likely_share);
   return {finding};
 }

@@ -27,6 +27,23 @@ std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 
 std::string signed_ms(double ns) { return fmt::format("{:+.3f} ms", ns / 1e6); }
 
+// Named above the verdict: a step-time change between different devices, precisions or batch
+// shapes is not the code change's alone.
+std::string unlike_section(const std::vector<ConditionChange>& conditions) {
+  if (conditions.empty()) return {};
+  std::string rows;
+  for (const ConditionChange& c : conditions) {
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"note\">{}</td></tr>\n",
+                        escape(c.condition), escape(c.before), escape(c.after), escape(c.source));
+  }
+  return "<div class=\"verdict unlike\"><p class=\"bottleneck\">Not like for like</p>"
+         "<p>The runs differ in conditions that change step time by themselves: the change below "
+         "is not the code change's alone, and no predicted gain is checked against it.</p>\n"
+         "<table><thead><tr><th>condition</th><th>before</th><th>after</th><th>read from</th>"
+         "</tr></thead><tbody>\n" +
+         rows + "</tbody></table></div>\n";
+}
+
 std::string verdict_section(const DiffResult& d) {
   const StepComparison& s = d.steps;
   const bool worse = s.verdict == Verdict::kSlower;
@@ -159,6 +176,24 @@ std::string side_text(const std::string& severity, std::int64_t likely_gain_ns) 
                      ms(static_cast<double>(likely_gain_ns)));
 }
 
+// "time it accounts for: 34.300 → 0.149 ms/step (-99.6 %)": what the finding is judged by.
+std::string owned_text(const FindingChange& f) {
+  if (f.owned_before_ns <= 0 && f.owned_after_ns <= 0) return {};
+  const double before_ms = static_cast<double>(f.owned_before_ns) / 1e6;
+  const double after_ms = static_cast<double>(f.owned_after_ns) / 1e6;
+  std::string values;
+  if (f.severity_after.empty()) {
+    values = fmt::format("{:.3f} ms/step, gone after", before_ms);
+  } else if (f.severity_before.empty()) {
+    values = fmt::format("{:.3f} ms/step", after_ms);
+  } else {
+    values = fmt::format("{:.3f} → {:.3f} ms/step", before_ms, after_ms);
+    if (f.owned_before_ns > 0)
+      values += fmt::format(" ({:+.1f} %)", (after_ms / before_ms - 1) * 100);
+  }
+  return "<span class=\"figures\">time it accounts for: " + values + "</span><br>";
+}
+
 std::string finding_list(std::string_view title, const std::vector<FindingChange>& findings) {
   if (findings.empty()) return {};
   std::string out = fmt::format("<h3>{}</h3>\n<ul class=\"findings\">\n", escape(title));
@@ -171,19 +206,26 @@ std::string finding_list(std::string_view title, const std::vector<FindingChange
       sides += (sides.empty() ? "" : " → ") + std::string("after: ") +
                side_text(f.severity_after, f.likely_gain_after_ns);
     }
-    out += fmt::format("<li><b>{}</b> (rank {}): {}<br>{}<br><span class=\"note\">{}</span></li>\n",
-                       escape(f.id), f.rank, escape(f.title), figure_text(f.figure), sides);
+    out += fmt::format(
+        "<li><b>{}</b> (rank {}): {}<br>{}{}<br><span class=\"note\">{}</span></li>\n",
+        escape(f.id), f.rank, escape(f.title), owned_text(f), figure_text(f.figure), sides);
   }
   return out + "</ul>\n";
 }
 
 std::string findings_section(const DiffResult& d) {
   std::string out = "<h2>Findings</h2>\n";
-  if (d.findings_resolved.empty() && d.findings_introduced.empty() &&
+  if (d.findings_resolved.empty() && d.findings_improved.empty() && d.findings_introduced.empty() &&
       d.findings_persisting.empty()) {
     return out + "<p class=\"note\">Neither run has a finding.</p>\n";
   }
+  out += fmt::format(
+      "<p class=\"note\">Judged by the time each finding accounts for per step: resolved when "
+      "gone or below {:.0f} % of its time before, improved when at most {:.0f} % remains, "
+      "persisting otherwise.</p>\n",
+      kFindingResolvedShare * 100, kFindingImprovedShare * 100);
   out += finding_list("Resolved", d.findings_resolved);
+  out += finding_list("Improved", d.findings_improved);
   out += finding_list("Introduced", d.findings_introduced);
   out += finding_list("Persisting", d.findings_persisting);
   return out;
@@ -205,6 +247,7 @@ std::string render_diff_html(const DiffResult& d) {
       "<header><h1>stepscope diff</h1><p class=\"meta\">before {} · after {} · stepscope "
       "{}</p></header>\n",
       escape(d.before.path), escape(d.after.path), STEPSCOPE_VERSION);
+  body += unlike_section(d.unlike_conditions);
   body += "<h2>Step time</h2>\n" + verdict_section(d) + steps_chart(d.steps);
   body += phases_chart(d);
   body += findings_section(d);
