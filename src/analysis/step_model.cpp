@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "analysis/name_test.h"
-#include "analysis/sort_doubles.h"
 #include "stepscope/analysis/data_loading.h"
 #include "stepscope/analysis/idle_attribution.h"
 #include "stepscope/analysis/launch_class.h"
@@ -200,8 +199,10 @@ void assign_activities(const Trace& trace, const CallPlaces& places, StepModels&
   // launch's usual few microseconds are assumed, and said.
   std::int64_t typical = kAssumedLaunchLatencyNs;
   if (!seen_latencies.empty()) {
-    sort_doubles(seen_latencies);
-    typical = static_cast<std::int64_t>(seen_latencies[seen_latencies.size() / 2]);
+    const auto middle =
+        seen_latencies.begin() + static_cast<std::ptrdiff_t>(seen_latencies.size() / 2);
+    std::nth_element(seen_latencies.begin(), middle, seen_latencies.end());
+    typical = static_cast<std::int64_t>(*middle);
   } else if (!queued.empty()) {
     models.latency_assumed = true;
   }

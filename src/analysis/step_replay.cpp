@@ -9,18 +9,21 @@
 
 namespace stepscope {
 
-void PathTally::add(PathClass path_class, std::string_view name, std::int64_t ns) {
+void PathTally::add(PathClass path_class, StringId name, std::int64_t ns) {
   if (ns <= 0) return;
   by_class[static_cast<std::size_t>(path_class)] += ns;
-  NameTime& time = by_name[NameKey{name, path_class}];
+  NameTime& time = by_name[key(name, path_class)];
   time.ns += ns;
   ++time.count;
 }
 
-namespace {
+std::string_view PathTally::text_of(const Trace& trace, StringId name) {
+  if (name == kLaunchLatency) return "(launch latency)";
+  if (name == kOutsideOps) return "(host work outside any op)";
+  return trace.strings.view(name);
+}
 
-constexpr std::string_view kBetweenOps = "(host work outside any op)";
-constexpr std::string_view kLatencyName = "(launch latency)";
+namespace {
 
 StringId find_name(const Trace& trace, std::string_view name) {
   for (StringId id = 0; id < trace.strings.size(); ++id) {
@@ -230,13 +233,13 @@ class PathWalk {
   void from_activity(std::int32_t a) {
     while (a >= 0) {
       const ModelledActivity& activity = model_.activities[a];
-      tally_.add(activity_class(activity.event), trace_.name_of(activity.event),
+      tally_.add(activity_class(activity.event), trace_.events.name[activity.event],
                  t_.act_end[a] - t_.act_start[a]);
       if (t_.queued_behind[a] >= 0) {
         a = t_.queued_behind[a];
         continue;
       }
-      tally_.add(PathClass::kLaunchLatency, kLatencyName,
+      tally_.add(PathClass::kLaunchLatency, PathTally::kLaunchLatency,
                  t_.act_start[a] - t_.call_start[activity.call]);
       from_call_start(static_cast<std::int32_t>(activity.call));
       return;
@@ -245,7 +248,7 @@ class PathWalk {
 
   void from_call_end(std::int32_t c) {
     const HostCall& call = model_.calls[c];
-    const std::string_view name = trace_.name_of(call.event);
+    const StringId name = trace_.events.name[call.event];
     if (t_.waited[c] != 0) {
       tally_.add(PathClass::kSync, name, call.after_wait_ns);
       from_activity(call.awaited);
@@ -281,10 +284,10 @@ class PathWalk {
       const std::int64_t overlap = std::min(to, e.end_ns(*op)) - std::max(from, e.start_ns[*op]);
       if (overlap <= 0) continue;
       const auto share = static_cast<std::int64_t>(static_cast<double>(overlap) * scale);
-      tally_.add(PathClass::kHostOps, trace_.name_of(*op), share);
+      tally_.add(PathClass::kHostOps, trace_.events.name[*op], share);
       named += share;
     }
-    tally_.add(PathClass::kHostOps, kBetweenOps, replayed - named);
+    tally_.add(PathClass::kHostOps, PathTally::kOutsideOps, replayed - named);
   }
 
   PathClass activity_class(EventIndex event) {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <unordered_map>
 
@@ -11,18 +12,12 @@
 
 namespace stepscope {
 
-// Time on the critical path, by class and by event name, summed over the replayed steps.
+// Time on the critical path, by class and by event name, summed over the replayed steps. Names
+// are the trace's interned ids (hashing an id, not the text: kernel names are long and the path
+// holds thousands of them per step), or one of the two stretches that have no event.
 struct PathTally {
-  struct NameKey {
-    std::string_view name;
-    PathClass path_class;
-    bool operator==(const NameKey&) const = default;
-  };
-  struct NameHash {
-    std::size_t operator()(const NameKey& key) const noexcept {
-      return std::hash<std::string_view>{}(key.name) ^ static_cast<std::size_t>(key.path_class);
-    }
-  };
+  static constexpr StringId kLaunchLatency = std::numeric_limits<StringId>::max();
+  static constexpr StringId kOutsideOps = kLaunchLatency - 1;
   struct NameTime {
     std::int64_t ns = 0;
     std::int64_t count = 0;
@@ -32,9 +27,17 @@ struct PathTally {
   std::int64_t modelled_ns = 0;  // replayed step durations, summed
   std::int64_t measured_ns = 0;
   std::array<std::int64_t, kPathClassCount> by_class{};
-  std::unordered_map<NameKey, NameTime, NameHash> by_name;
+  std::unordered_map<std::uint64_t, NameTime> by_name;  // key(name, class)
 
-  void add(PathClass path_class, std::string_view name, std::int64_t ns);
+  static std::uint64_t key(StringId name, PathClass path_class) {
+    return (static_cast<std::uint64_t>(name) << 8U) | static_cast<std::uint64_t>(path_class);
+  }
+  static StringId name_of(std::uint64_t key) { return static_cast<StringId>(key >> 8U); }
+  static PathClass class_of(std::uint64_t key) { return static_cast<PathClass>(key & 0xffU); }
+  // The name as shown: the trace's text, or the stretch without an event.
+  static std::string_view text_of(const Trace& trace, StringId name);
+
+  void add(PathClass path_class, StringId name, std::int64_t ns);
 };
 
 // Replays every modelled step under `change` into `tally`; `walk_path` false sums the modelled

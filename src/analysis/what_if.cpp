@@ -80,7 +80,8 @@ std::vector<std::string> bounds_of(const StepModels& models) {
   return bounds;
 }
 
-CriticalPathResult to_result(const PathTally& tally, const StepModels& models, std::size_t top) {
+CriticalPathResult to_result(const Trace& trace, const PathTally& tally, const StepModels& models,
+                             std::size_t top) {
   CriticalPathResult result;
   result.steps = tally.steps;
   result.unlinked_activities = models.unlinked_activities;
@@ -105,8 +106,9 @@ CriticalPathResult to_result(const PathTally& tally, const StepModels& models, s
   std::stable_sort(result.classes.begin(), result.classes.end(),
                    [](const auto& a, const auto& b) { return a.ns_per_step > b.ns_per_step; });
   for (const auto& [key, time] : tally.by_name) {
-    result.events.push_back(
-        {std::string(key.name), key.path_class, static_cast<double>(time.ns) / steps, time.count});
+    result.events.push_back({std::string(PathTally::text_of(trace, PathTally::name_of(key))),
+                             PathTally::class_of(key), static_cast<double>(time.ns) / steps,
+                             time.count});
   }
   std::sort(result.events.begin(), result.events.end(), [](const auto& a, const auto& b) {
     return a.ns_per_step != b.ns_per_step ? a.ns_per_step > b.ns_per_step : a.name < b.name;
@@ -121,7 +123,7 @@ CriticalPathResult compute_critical_path(const Trace& trace, const StepModels& m
                                          std::size_t top) {
   PathTally tally;
   replay_steps(trace, models, WhatIfChange{}, tally);
-  return to_result(tally, models, top);
+  return to_result(trace, tally, models, top);
 }
 
 WhatIfResult what_if(const Trace& trace, const StepModels& models, const WhatIfChange& change,
@@ -131,7 +133,7 @@ WhatIfResult what_if(const Trace& trace, const StepModels& models, const WhatIfC
   result.before = compute_critical_path(trace, models, top);
   PathTally tally;
   replay_steps(trace, models, change, tally);
-  result.after = to_result(tally, models, top);
+  result.after = to_result(trace, tally, models, top);
   result.predicted_step_ns = result.before.measured_step_ns - result.saving_ns();
   return result;
 }
