@@ -6,6 +6,7 @@
 #include "diagnosis/host_timeline.h"
 #include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/compute_efficiency_text.h"
+#include "render/terminal/critical_path_text.h"
 #include "render/terminal/diagnosis_text.h"
 #include "render/terminal/gpu_metrics_text.h"
 #include "render/terminal/gpu_temporal_text.h"
@@ -155,6 +156,9 @@ std::string render_rank_text(const RankReport& rank, int top, std::size_t width)
   // is kept, and not_in_trace says what else the trace lacks and how to record it.
   if (a.step_breakdown.applicable) out += render::render_text(a.step_breakdown, top, width);
   if (a.phases.applicable) out += render::render_text(a.phases, top, width);
+  if (a.critical_path.applicable) {
+    out += render::render_text(a.critical_path, "Critical path", top, width);
+  }
   const bool gpu = !is_cpu_only(*a.trace);
   if (gpu && a.gpu_temporal.applicable) out += render::render_text(a.gpu_temporal, top, width);
   if (gpu && a.kernels.applicable) out += render::render_text(a.kernels, top, width);
