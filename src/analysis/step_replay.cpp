@@ -51,8 +51,8 @@ class Speedups {
           spans.push_back({e.start_ns[i], e.end_ns(i)});
         }
       }
-      host_.push_back({IntervalSet::from_sorted(spans), op.factor});
-      names_.push_back({id, op.factor});
+      host_.emplace_back(IntervalSet::from_sorted(spans), op.factor);
+      names_.emplace_back(id, op.factor);
     }
   }
 
@@ -105,10 +105,9 @@ struct Timeline {
 
 class StepReplay {
  public:
-  StepReplay(const Trace& trace, const StepModel& model, const WhatIfChange& change,
-             const Speedups& speedups, std::size_t queues)
-      : trace_(trace),
-        model_(model),
+  StepReplay(const StepModel& model, const WhatIfChange& change, const Speedups& speedups,
+             std::size_t queues)
+      : model_(model),
         change_(change),
         speedups_(speedups),
         queue_end_(queues, std::numeric_limits<std::int64_t>::min()),
@@ -189,7 +188,6 @@ class StepReplay {
     return resumed + call.after_wait_ns;
   }
 
-  const Trace& trace_;
   const StepModel& model_;
   const WhatIfChange& change_;
   const Speedups& speedups_;
@@ -315,7 +313,7 @@ void replay_steps(const Trace& trace, const StepModels& models, const WhatIfChan
   const Speedups speedups(trace, models, change.ops);
   ActivityClassifier classify(trace);
   for (const StepModel& run : models.runs) {
-    const Timeline timeline = StepReplay(trace, run, change, speedups, models.queues.size()).run();
+    const Timeline timeline = StepReplay(run, change, speedups, models.queues.size()).run();
     if (walk_path) PathWalk(trace, run, timeline, tally, classify).run();
     tally.steps += static_cast<std::int64_t>(run.steps.size());
     tally.modelled_ns += timeline.end() - run.start_ns;

@@ -123,8 +123,8 @@ TEST(WhatIf, FasterOpsMakeTheirKernelsShorter) {
   WhatIfChange change;
   change.ops.push_back({"aten::mm", 3.0});
   const WhatIfResult result = replay(trace, change);
-  EXPECT_DOUBLE_EQ(class_ns(result.before, PathClass::kCompute), 900'000 / 2);
-  EXPECT_DOUBLE_EQ(class_ns(result.after, PathClass::kCompute), 300'000 / 2);
+  EXPECT_DOUBLE_EQ(class_ns(result.before, PathClass::kCompute), 900'000 / 2.0);
+  EXPECT_DOUBLE_EQ(class_ns(result.after, PathClass::kCompute), 300'000 / 2.0);
   // The kernel's 600 µs, and a third of the host's own time in aten::mm before the last launch
   // (its 10 µs less the 5 µs launch call in step 0, 1 µs in step 1): 4 µs over two steps.
   EXPECT_NEAR(result.saving_ns(), (600'000 + 4'000) / 2.0, 1.0);
