@@ -11,17 +11,18 @@ tests/python/whatif_pairs_loops.py, shared with tests/python/test_whatif_pairs.p
 | op | bias-free MLP in float64 -> float32 (its time is aten::mm) | `--op aten::mm=Fx` |
 
 The op pair's F is how many times faster one step's matrix products run alone in float32 than
-in float64 (timed apart from the loop, never read from the traces); pairs.json keeps it.
+in float64: torch.mm on the loop's shapes, timed apart from the loop in bursts between its timed
+runs, never read from the traces (that would be circular); pairs.json keeps it.
 
 For each pair the script writes OUT/PAIR/before.json and OUT/PAIR/after.json (Kineto traces:
 profiler schedule wait 1, warmup 2, then the kept steps, each a ProfilerStep#N span) and times
-the same two loops again without the profiler: --repeat runs of each side (default 3),
-alternated before/after so that both see the same machine, each dropping its first steps; the
-measured time is the mean wall time per step over all their steps, fetching the batch included.
-OUT/pairs.json lists the pairs: change, measured_before_ms, measured_after_ms, trace_before_ms
-(the mean ProfilerStep span of before.json) and more, with how busy other processes kept the
-CPUs meanwhile (two runs of one loop differ by up to 15 % on a shared 2-core VM: read the
-item pair, whose two sides wait on nothing different, as the noise floor).
+the same two loops again without the profiler: --repeat runs of each side (default 4), in the
+order before, after, after, before, ... so that both see the same machine, each run dropping its
+first steps; the measured time is the mean wall time per step over all their steps, fetching the
+batch included. OUT/pairs.json lists the pairs: change, measured_before_ms, measured_after_ms,
+trace_before_ms (the mean ProfilerStep span of before.json) and more, with how busy other
+processes kept the CPUs meanwhile (two runs of one loop differ by up to 15 % on a shared 2-core
+VM: read the item pair, whose two sides wait on nothing different, as the noise floor).
 
 With --stepscope PATH it runs `PATH whatif OUT/PAIR/before.json CHANGE... --json -` and reads
 {"measured_step_us": B, "predicted_step_us": A}: the predicted step time outside the profiler
@@ -56,6 +57,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 LOOPS = REPO / "tests" / "python"
 PAIR_NAMES = ("loader", "item", "op")
+MM_SAMPLES = 10  # alternated float64/float32 runs of the op pair's products, per burst
 
 
 def busy_cpu_seconds() -> float | None:
@@ -103,12 +105,7 @@ def record_pair(name: str, out: Path, repeat: int) -> dict[str, Any]:
 
     pair = next(pair for pair in loops.pairs() if pair.name == name)
     entry: dict[str, Any] = {"pair": name}
-    change = list(pair.change)
-    if name == "op":
-        factor = loops.mm_speedup(pair.before, pair.after)
-        change = list(loops.op_change(factor))
-        entry["op_factor"] = asdict(factor)
-    entry["change"] = change
+    timer = loops.MmTimer(pair.before, pair.after) if name == "op" else None
     folder = out / name
     folder.mkdir(parents=True, exist_ok=True)
     traces = {side: folder / f"{side}.json" for side in ("before", "after")}
@@ -116,9 +113,21 @@ def record_pair(name: str, out: Path, repeat: int) -> dict[str, Any]:
     for side, config in configs.items():
         loops.record_trace(config, traces[side], pair.active)
     runs: dict[str, list[list[float]]] = {"before": [], "after": []}
-    for _ in range(repeat):  # alternated, so that both sides see the same machine
-        for side, config in configs.items():
-            runs[side].append(loops.time_steps(config, pair.warmup, pair.timed))
+    for round_ in range(repeat):
+        # Alternated before, after, after, before, ...: both sides see the same machine, and
+        # each comes first (after a burst of the op pair's products) as often as the other.
+        if timer is not None:
+            timer.sample(MM_SAMPLES)
+        order = ("before", "after") if round_ % 2 == 0 else ("after", "before")
+        for side in order:
+            runs[side].append(loops.time_steps(configs[side], pair.warmup, pair.timed))
+    if timer is not None:
+        timer.sample(MM_SAMPLES)
+        factor = timer.factor()
+        entry["change"] = list(loops.op_change(factor))
+        entry["op_factor"] = asdict(factor)
+    else:
+        entry["change"] = list(pair.change)
     for side in ("before", "after"):
         steps = [ms for run in runs[side] for ms in run]
         entry[f"measured_{side}_ms"] = statistics.fmean(steps)
@@ -177,7 +186,9 @@ def whatif_step_ns(stepscope: str, trace: Path, change: Sequence[str]) -> tuple[
             f"predicted_step_us ({error!r}):\n{done.stdout[:2000]}"
         ) from error
     if before <= 0:
-        raise SystemExit(f"whatif_pairs.py: `{' '.join(command)}`: measured_step_us is {before / 1e3}")
+        raise SystemExit(
+            f"whatif_pairs.py: `{' '.join(command)}`: measured_step_us is {before / 1e3}"
+        )
     return before, after
 
 
@@ -263,8 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--repeat",
         type=int,
-        default=3,
-        help="timed runs of each side, alternated; their steps are averaged together (default 3)",
+        default=4,
+        help="timed runs of each side, alternated; their steps are averaged together (default 4)",
     )
     parser.add_argument("--stepscope", help="a stepscope binary with `whatif`: predict each pair")
     parser.add_argument(

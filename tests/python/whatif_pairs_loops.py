@@ -12,14 +12,16 @@ The pairs:
   prefetch 2 batches each. The model's compute is about as long as loading a batch (32 items),
   so loading is 40-50 % of the step before the fix, and two workers hide it after: what is left
   of the DataLoader's __next__ is about 2 ms of receiving the batch from the worker, which
-  "--loader 0" (the what-if) does not leave, so the fixed step is ~5 % slower than predicted.
+  `--loader 0` (the what-if) does not leave: the fixed step runs a few % slower than predicted
+  (-4 % on average over nine runs on a 2-core VM, from -17 % to +3 %).
 * item: `loss.item()` every step, then every 50 steps. On the CPU .item() waits for nothing, so
   the two sides are equal but for noise. What-if: `--no-syncs`.
-* op: a bias-free MLP whose time goes to aten::mm, in float64 and then float32. The what-if is
-  `--op aten::mm=Fx`, F (how many times faster the op is after) measured apart from the loop by
-  timing the same matrix products alone in both types (`mm_speedup`), never from the traces.
-  ReLU, its backward and SGD's update get faster in float32 too, a few % of the fixed step that
-  the what-if does not model.
+* op: a stack of bias-free Linear layers with no activation between them (so that its time is
+  aten::mm, ~95 % of the step) in float64 and then float32. The what-if is `--op aten::mm=Fx`,
+  F (how many times faster the op is after) measured apart from the loop by timing the same
+  matrix products alone in both types (`MmTimer`), never from the traces. SGD's update gets
+  faster in float32 too (~1 ms a step, which the what-if does not model); with ReLUs their
+  forward and backward added ~1.5 ms more.
 
 Torch runs one intra-op thread in the main process (LoopConfig.threads): on two cores, the
 DataLoader workers then have a core of their own, and a busy neighbour delays one thread instead
@@ -82,18 +84,22 @@ class LoopConfig:
     item_every: int = 1  # loss.item() on steps where step % item_every == 0
     dtype: torch.dtype = torch.float32
     threads: int = 1  # torch's intra-op threads in the main process
+    relu: bool = True  # a ReLU after each hidden layer
 
 
 def make_model(config: LoopConfig) -> torch.nn.Module:
     """An MLP of bias-free Linear layers: its forward and backward products are all aten::mm."""
     torch.manual_seed(0)
-    return torch.nn.Sequential(
+    layers: list[torch.nn.Module] = [
         torch.nn.Linear(config.features, config.hidden, bias=False),
         torch.nn.ReLU(),
         torch.nn.Linear(config.hidden, config.hidden, bias=False),
         torch.nn.ReLU(),
         torch.nn.Linear(config.hidden, 1, bias=False),
-    ).to(config.dtype)
+    ]
+    if not config.relu:
+        layers = [layer for layer in layers if not isinstance(layer, torch.nn.ReLU)]
+    return torch.nn.Sequential(*layers).to(config.dtype)
 
 
 def make_loader(config: LoopConfig, steps: int) -> DataLoader[Batch]:
@@ -210,28 +216,36 @@ def loader_share(path: Path) -> float:
     return loader_us / step_us if step_us else 0.0
 
 
-def mm_products(config: LoopConfig) -> Callable[[], None]:
-    """The matrix products of one training step of `make_model(config)`, alone: for each
-    Linear layer, the forward x @ W^T and the backward dY @ W (not for the first layer, whose
-    input needs no gradient) and X^T @ dY, with the shapes and strides autograd uses."""
+Operands = list[tuple[torch.Tensor, torch.Tensor]]
+
+
+def mm_operands(config: LoopConfig) -> Operands:
+    """The operands of one training step's matrix products in `make_model(config)`: for each
+    Linear layer, the forward x @ W^T, the backward dY @ W (not for the first layer, whose input
+    needs no gradient) and X^T @ dY, with the shapes and strides autograd uses."""
     rows = config.batch_size * config.rows
     widths = [config.features, config.hidden, config.hidden, 1]
     generator = torch.Generator().manual_seed(1)
-    products: list[tuple[torch.Tensor, torch.Tensor]] = []
+    operands: Operands = []
     for layer, (width_in, width_out) in enumerate(itertools.pairwise(widths)):
         x = torch.randn(rows, width_in, generator=generator, dtype=config.dtype)
         weight = torch.randn(width_out, width_in, generator=generator, dtype=config.dtype)
         grad = torch.randn(rows, width_out, generator=generator, dtype=config.dtype)
-        products.append((x, weight.t()))
+        operands.append((x, weight.t()))
         if layer > 0:
-            products.append((grad, weight))
-        products.append((x.t(), grad))
+            operands.append((grad, weight))
+        operands.append((x.t(), grad))
+    return operands
 
-    def run() -> None:
-        for left, right in products:
-            torch.mm(left, right)
 
-    return run
+def time_products(operands: Operands) -> float:
+    """Milliseconds of torch.mm over copies of `operands` in new memory (the loop's tensors are
+    new each step too; one fixed placement can be faster or slower by 10 % for good)."""
+    copies = [(left.clone(), right.clone()) for left, right in operands]
+    start = time.perf_counter()
+    for left, right in copies:
+        torch.mm(left, right)
+    return (time.perf_counter() - start) * 1e3
 
 
 @dataclass(frozen=True)
@@ -245,33 +259,43 @@ class OpFactor:
     how: str
 
 
-def mm_speedup(before: LoopConfig, after: LoopConfig, repeats: int = 15) -> OpFactor:
-    """Times one step's aten::mm calls alone, in `before`'s and `after`'s types, alternated;
-    the factor is the ratio of the medians."""
-    runs = {"before": mm_products(before), "after": mm_products(after)}
-    times: dict[str, list[float]] = {"before": [], "after": []}
-    with intra_op_threads(before.threads):
-        for run in runs.values():  # warm up both
-            run()
-            run()
-        for _ in range(repeats):
-            for side, run in runs.items():
-                start = time.perf_counter()
-                run()
-                times[side].append((time.perf_counter() - start) * 1e3)
-    before_ms = statistics.median(times["before"])
-    after_ms = statistics.median(times["after"])
-    return OpFactor(
-        op="aten::mm",
-        factor=before_ms / after_ms,
-        before_ms=before_ms,
-        after_ms=after_ms,
-        how=(
-            f"torch.mm alone on one step's shapes ({before.batch_size * before.rows} rows, "
-            f"{before.features}-{before.hidden}-{before.hidden}-1), {before.dtype} against "
-            f"{after.dtype}, median of {repeats} alternated runs each"
-        ),
-    )
+class MmTimer:
+    """Times one step's aten::mm calls alone (`mm_operands`), in `before`'s and `after`'s types,
+    alternated. Sampled in bursts spread over the pair's timed runs (`sample`), so that the
+    factor sees the same minutes of the machine as the loops; the factor is the ratio of the
+    medians of all the samples."""
+
+    def __init__(self, before: LoopConfig, after: LoopConfig) -> None:
+        self.configs = {"before": before, "after": after}
+        self.operands = {side: mm_operands(config) for side, config in self.configs.items()}
+        self.times: dict[str, list[float]] = {"before": [], "after": []}
+        self.bursts = 0
+
+    def sample(self, repeats: int) -> None:
+        with intra_op_threads(self.configs["before"].threads):
+            for operands in self.operands.values():  # warm up both
+                time_products(operands)
+            for _ in range(repeats):
+                for side, operands in self.operands.items():
+                    self.times[side].append(time_products(operands))
+        self.bursts += 1
+
+    def factor(self) -> OpFactor:
+        before_ms = statistics.median(self.times["before"])
+        after_ms = statistics.median(self.times["after"])
+        before, after = self.configs["before"], self.configs["after"]
+        return OpFactor(
+            op="aten::mm",
+            factor=before_ms / after_ms,
+            before_ms=before_ms,
+            after_ms=after_ms,
+            how=(
+                f"torch.mm alone on one step's shapes ({before.batch_size * before.rows} rows, "
+                f"{before.features}-{before.hidden}-{before.hidden}-1), {before.dtype} against "
+                f"{after.dtype}: medians of {len(self.times['before'])} alternated runs each, "
+                f"in {self.bursts} bursts between the timed runs"
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -290,7 +314,7 @@ class Pair:
 def pairs() -> list[Pair]:
     loader_before = LoopConfig(batch_size=32, hidden=640, delay=0.001)
     small = LoopConfig(batch_size=8, hidden=512)
-    op_before = LoopConfig(batch_size=8, hidden=1024, dtype=torch.float64)
+    op_before = LoopConfig(batch_size=8, hidden=1024, dtype=torch.float64, relu=False)
     return [
         Pair(
             "loader",
@@ -322,4 +346,4 @@ def pairs() -> list[Pair]:
 
 
 def op_change(factor: OpFactor) -> tuple[str, ...]:
-    return ("--op", f"{factor.op}={factor.factor:.3g}x")
+    return ("--op", f"{factor.op}={factor.factor:.3f}x")
