@@ -221,11 +221,11 @@ def test_screenshot_shows_the_charts(tmp_path: Path) -> None:
     html = write_report(REPO / "examples" / "example_trace.json.gz", tmp_path / "example.html")
     png = tmp_path / "shot.png"
     result = browser(
-        "--hide-scrollbars", "--window-size=1000,2200", f"--screenshot={png}", html.as_uri()
+        "--hide-scrollbars", "--window-size=1000,3200", f"--screenshot={png}", html.as_uri()
     )
     assert png.exists(), result.stderr[-2000:]
     width, height, channels, pixels = decode_png(png.read_bytes())
-    assert (width, height) == (1000, 2200)
+    assert (width, height) == (1000, 3200)
 
     # The bars are drawn in the report's blue (#4c78a8) and the DataLoader's yellow (#eeca3b).
     def near(r: int, g: int, b: int, at: int) -> bool:
