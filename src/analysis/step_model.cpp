@@ -35,25 +35,14 @@ struct Classifiers {
   NameTest<is_stream_wait> stream_wait;
 };
 
-// The first event that starts at or after t (events are sorted by start).
-EventIndex first_at(const EventTable& e, std::int64_t t) {
-  std::int64_t low = 0;
-  auto high = static_cast<std::int64_t>(e.size());
-  while (low < high) {
-    const std::int64_t mid = low + (high - low) / 2;
-    if (e.start_ns[static_cast<EventIndex>(mid)] < t) {
-      low = mid + 1;
-    } else {
-      high = mid;
-    }
-  }
-  return static_cast<EventIndex>(low);
-}
-
 template <typename Visit>
 void for_each_event_in(const EventTable& e, std::int64_t from, std::int64_t to, Visit&& visit) {
   const auto size = static_cast<EventIndex>(e.size());
-  for (EventIndex i = first_at(e, from); i < size && e.start_ns[i] < to; ++i) visit(i);
+  for (auto i = static_cast<EventIndex>(
+           std::lower_bound(e.start_ns.begin(), e.start_ns.end(), from) - e.start_ns.begin());
+       i < size && e.start_ns[i] < to; ++i) {
+    visit(i);
+  }
 }
 
 bool is_step_of(const StepModel& model, EventIndex event) {

@@ -25,13 +25,6 @@ std::string_view PathTally::text_of(const Trace& trace, StringId name) {
 
 namespace {
 
-StringId find_name(const Trace& trace, std::string_view name) {
-  for (StringId id = 0; id < trace.strings.size(); ++id) {
-    if (trace.strings.view(id) == name) return id;
-  }
-  return std::numeric_limits<StringId>::max();
-}
-
 // Where the change makes ops faster: their spans on the modelled threads (host time), and the
 // device work they own.
 class Speedups {
@@ -43,9 +36,10 @@ class Speedups {
     for (const std::uint32_t t : models.host_threads) modelled[t] = 1;
     const EventTable& e = trace.events;
     for (const OpSpeedup& op : ops) {
-      const StringId id = find_name(trace, op.op);
+      const StringId id = trace.strings.find(op.op);
       std::vector<Interval> spans;
-      for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()) && id != kAbsent; ++i) {
+      for (EventIndex i = 0;
+           i < static_cast<EventIndex>(e.size()) && id != StringPool::kNotInterned; ++i) {
         if (e.name[i] == id && modelled[e.thread[i]] != 0 &&
             !is_device_activity(e.event_class[i])) {
           spans.push_back({e.start_ns[i], e.end_ns(i)});
@@ -80,7 +74,6 @@ class Speedups {
   }
 
  private:
-  static constexpr StringId kAbsent = std::numeric_limits<StringId>::max();
   const Trace& trace_;
   std::vector<std::pair<IntervalSet, double>> host_;
   std::vector<std::pair<StringId, double>> names_;
