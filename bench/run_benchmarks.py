@@ -21,6 +21,9 @@ Figures and targets (issue 16):
   * start-up floor (`stepscope --version`, a one-event trace) against the time on control;
   * instruction count of `analyze` on control, one thread (perf stat or callgrind, when there),
     so that a regression shows;
+  * many distinct op names (a third of the CPU ops with names of their own): twice the ops and
+    names <= 2.5x the time (every analysis near-linear in events and names; quadratic is 4x),
+    and beside it the same ops with 50 names, no target;
   * from Python (issue 12, when the stepscope package is importable): `Report.to_html()` on an
     analysed report <= 0.2x the time of `stepscope.analyze()` on the same trace (control and
     the generated .json), since the page is drawn from the analysis, not a second one.
@@ -73,6 +76,8 @@ GZIP_TARGET = 0.8  # at most this many times `gzip -dc`'s time
 HTA_CONTROL_TARGET = 50  # at least this many times faster than HTA on control
 HTA_LARGE_TARGET = 100  # the same on the generated .json.gz
 ONE_THREAD_TARGET = 500  # MB/s of the generated .json on one thread
+DISTINCT_NAMES_TARGET = 2.5  # twice the ops and names: at most this many times the time
+DISTINCT_NAMES_EVENTS = 600_000  # --ci: a fifth of it
 MINIMAL_TRACE = {
     "traceEvents": [
         {"ph": "X", "cat": "cpu_op", "name": "op", "ts": 0, "dur": 1, "pid": 1, "tid": 1}
@@ -673,6 +678,86 @@ def bench_ceiling(
     )
 
 
+def distinct_names_trace(events: int, names: int, steps: int = 4) -> dict[str, Any]:
+    """`events` one-microsecond CPU ops in `steps` profiler steps, named op_0 .. op_{names-1} in
+    turn: the same trace with a different `names` differs only in its names."""
+    trace_events: list[dict[str, Any]] = []
+    per_step = events // steps
+    start = 0
+    for step in range(steps):
+        span = 2 * per_step + 10
+        trace_events.append(
+            {
+                "ph": "X",
+                "cat": "user_annotation",
+                "name": f"ProfilerStep#{step}",
+                "pid": 1,
+                "tid": 1,
+                "ts": start,
+                "dur": span,
+            }
+        )
+        for k in range(per_step):
+            index = step * per_step + k
+            trace_events.append(
+                {
+                    "ph": "X",
+                    "cat": "cpu_op",
+                    "name": f"op_{index % names}",
+                    "pid": 1,
+                    "tid": 1,
+                    "ts": start + 1 + 2 * k,
+                    "dur": 1,
+                }
+            )
+        start += span + 10
+    return {"traceEvents": trace_events}
+
+
+def names_trace(workdir: Path, events: int, names: int) -> Path:
+    path = workdir / f"names_{events}_{names}.json"
+    if not path.exists():
+        path.write_text(json.dumps(distinct_names_trace(events, names)))
+    return path
+
+
+def bench_distinct_names(stepscope: Path, args: argparse.Namespace, rows: list[Row]) -> None:
+    """Time grows with events and names, not with their product: twice the ops and twice the
+    distinct names against the trace half its size (a quadratic pass would take 4x), and beside
+    it the same ops with 50 names (what distinct names cost at all)."""
+    events = DISTINCT_NAMES_EVENTS // 5 if args.ci else DISTINCT_NAMES_EVENTS
+    full = analyze(stepscope, names_trace(args.workdir, events, events // 3))
+    half = analyze(stepscope, names_trace(args.workdir, events // 2, events // 6))
+    few = analyze(stepscope, names_trace(args.workdir, events, 50))
+    repeat = max(args.repeat, 3)
+    doubled, halved = run_median_pair(full, half, repeat)
+    rows.append(
+        target_row(
+            f"analyze {events:,} ops with {events // 3:,} distinct names",
+            doubled.seconds,
+            "s",
+            ratio=doubled.seconds / halved.seconds,
+            op="<=",
+            threshold=DISTINCT_NAMES_TARGET,
+            baseline_name="half the ops and names",
+            baseline_value=halved.seconds,
+            note="near-linear: 2x when linear, 4x when quadratic",
+        )
+    )
+    many, named_alike = run_median_pair(full, few, repeat)
+    rows.append(
+        target_row(
+            f"analyze {events:,} ops with {events // 3:,} distinct names, against 50 names",
+            many.seconds,
+            "s",
+            ratio=many.seconds / named_alike.seconds,
+            baseline_name="the same ops with 50 names",
+            baseline_value=named_alike.seconds,
+            note="no target: what a name of its own costs (interning, a table row, a reference)",
+        )
+    )
+
+
 # Each process of the bandwidth row sums this many MiB of its own this many times.
 BANDWIDTH_MIB = 256
 BANDWIDTH_PASSES = 8
@@ -1133,6 +1218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench_pgo_control(stepscope, pgo, control, label, args, rows)
         bench_large(stepscope, pgo, control, args, rows)
         bench_instructions(stepscope, control, label, args, rows)
+        bench_distinct_names(stepscope, args, rows)
         bench_python_html(control, label, args, rows)
     except (CommandFailed, subprocess.CalledProcessError) as failure:
         print("\n".join(format_rows(rows)))

@@ -69,33 +69,57 @@ const Step* StepCursor::at(std::int64_t t) {
   return step.kept() && t < step.end_ns ? &step : nullptr;
 }
 
-std::size_t add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
-                    std::int64_t end_ns, const Step* step) {
-  auto found = std::find_if(refs.begin(), refs.end(),
-                            [&name](const EventRefs& r) { return r.name == name; });
-  if (found == refs.end()) {
+std::size_t EventRefList::add(std::string_view name, std::int64_t start_ns, std::int64_t end_ns,
+                              const Step* step) {
+  // Find before inserting: most events repeat a name, and only a new one pays for a string.
+  auto entry = index_.find(name);
+  if (entry == index_.end()) {
+    entry = index_.emplace(std::string(name), refs_.size()).first;
     EventRefs ref;
     ref.name = std::string(name);
     ref.first_start_ns = start_ns;
     ref.last_end_ns = end_ns;
-    refs.push_back(std::move(ref));
-    found = refs.end() - 1;
+    refs_.push_back(std::move(ref));
   }
-  ++found->count;
-  found->first_start_ns = std::min(found->first_start_ns, start_ns);
-  found->last_end_ns = std::max(found->last_end_ns, end_ns);
+  const std::size_t index = entry->second;
+  EventRefs& found = refs_[index];
+  ++found.count;
+  found.first_start_ns = std::min(found.first_start_ns, start_ns);
+  found.last_end_ns = std::max(found.last_end_ns, end_ns);
   // Passes in start order add a name's events step after step: the last step listed is the
-  // usual match, and saves searching the list.
-  if (step != nullptr && (found->steps.empty() || found->steps.back() != step->number) &&
-      std::find(found->steps.begin(), found->steps.end(), step->number) == found->steps.end()) {
-    found->steps.push_back(step->number);
+  // usual match, and saves a hash probe.
+  if (step != nullptr && (found.steps.empty() || found.steps.back() != step->number) &&
+      listed_steps_.emplace(index, step->number).second) {
+    found.steps.push_back(step->number);
   }
-  return static_cast<std::size_t>(found - refs.begin());
+  return index;
+}
+
+std::vector<EventRefs> EventRefList::most_frequent(std::size_t limit) const {
+  std::vector<std::size_t> order(refs_.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  const auto more_events = [this](std::size_t a, std::size_t b) {
+    return refs_[a].count > refs_[b].count;
+  };
+  if (order.size() > limit) {
+    // Ties keep first-seen order: the index breaks them, as a stable sort would.
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(limit),
+                      order.end(), [&more_events](std::size_t a, std::size_t b) {
+                        return more_events(a, b) || (!more_events(b, a) && a < b);
+                      });
+    order.resize(limit);
+  } else {
+    std::stable_sort(order.begin(), order.end(), more_events);
+  }
+  std::vector<EventRefs> out;
+  out.reserve(order.size());
+  for (std::size_t k : order) out.push_back(refs_[k]);
+  return out;
 }
 
 void WeightedRefs::add(std::string_view name, std::int64_t start_ns, std::int64_t end_ns,
                        const Step* step, std::int64_t weight) {
-  const std::size_t index = add_ref(refs_, name, start_ns, end_ns, step);
+  const std::size_t index = refs_.add(name, start_ns, end_ns, step);
   if (index == weights_.size()) weights_.push_back(0);
   weights_[index] += weight;
 }
@@ -106,7 +130,7 @@ std::vector<EventRefs> WeightedRefs::heaviest(std::size_t limit) const {
   std::stable_sort(order.begin(), order.end(),
                    [this](std::size_t a, std::size_t b) { return weights_[a] > weights_[b]; });
   std::vector<EventRefs> out;
-  for (std::size_t k = 0; k < order.size() && k < limit; ++k) out.push_back(refs_[order[k]]);
+  for (std::size_t k = 0; k < order.size() && k < limit; ++k) out.push_back(refs_.all()[order[k]]);
   return out;
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "stepscope/analysis/rank_analyses.h"
@@ -53,10 +55,38 @@ class StepCursor {
 // events, not every one.
 void keep_most_frequent(std::vector<EventRefs>& refs, std::size_t limit);
 
-// Adds one event to the reference with its name (creating it), tracking steps; returns the
-// reference's index in `refs`.
-std::size_t add_ref(std::vector<EventRefs>& refs, std::string_view name, std::int64_t start_ns,
-                    std::int64_t end_ns, const Step* step);
+// Events grouped by name into EventRefs (count, first start, last end, kept steps they start
+// in), names in the order first seen. Names are found by hashing: a trace with hundreds of
+// thousands of distinct op names stays linear.
+class EventRefList {
+ public:
+  // Adds one event to the reference with its name (creating it); returns the reference's index.
+  std::size_t add(std::string_view name, std::int64_t start_ns, std::int64_t end_ns,
+                  const Step* step);
+  [[nodiscard]] bool empty() const { return refs_.empty(); }
+  [[nodiscard]] std::size_t size() const { return refs_.size(); }
+  [[nodiscard]] const std::vector<EventRefs>& all() const { return refs_; }
+  // The `limit` references with the most events, most first (ties in first-seen order).
+  [[nodiscard]] std::vector<EventRefs> most_frequent(std::size_t limit) const;
+  [[nodiscard]] std::vector<EventRefs> release() && { return std::move(refs_); }
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
+  struct RefStepHash {
+    std::size_t operator()(const std::pair<std::size_t, std::int64_t>& key) const {
+      return std::hash<std::size_t>{}(key.first) * 31 + std::hash<std::int64_t>{}(key.second);
+    }
+  };
+  std::vector<EventRefs> refs_;
+  std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>> index_;
+  // (reference, step number) pairs already listed, for events that come out of start order.
+  std::unordered_set<std::pair<std::size_t, std::int64_t>, RefStepHash> listed_steps_;
+};
 
 // Events grouped by name, each name weighted by what its events account for (the idle they
 // overlap, the wait they cause): the heaviest names are the evidence.
@@ -68,20 +98,20 @@ class WeightedRefs {
   [[nodiscard]] std::vector<EventRefs> heaviest(std::size_t limit) const;
 
  private:
-  std::vector<EventRefs> refs_;
+  EventRefList refs_;
   std::vector<std::int64_t> weights_;  // parallel to refs_
 };
 
 template <typename Select>
 std::vector<EventRefs> collect_refs(const RankAnalyses& rank, Select&& select) {
-  std::vector<EventRefs> refs;
+  EventRefList refs;
   const EventTable& e = rank.trace->events;
   StepCursor in_step(rank.steps);
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!select(i)) continue;
-    add_ref(refs, rank.trace->name_of(i), e.start_ns[i], e.end_ns(i), in_step.at(e.start_ns[i]));
+    refs.add(rank.trace->name_of(i), e.start_ns[i], e.end_ns(i), in_step.at(e.start_ns[i]));
   }
-  return refs;
+  return std::move(refs).release();
 }
 
 }  // namespace stepscope

@@ -237,3 +237,20 @@ def test_one_thread_row_is_judged_in_mb_per_second(bench: ModuleType) -> None:
     assert fast.note == "1.60 s for 1,000 MB; same figures"
     slow = bench.one_thread_row("x", 1_000_000_000, bench.Run(2.5, 0))
     assert slow.met is False and slow.note == "2.50 s for 1,000 MB"
+
+
+def test_distinct_names_trace_differs_only_in_names(bench: ModuleType) -> None:
+    many = bench.distinct_names_trace(1200, 400)["traceEvents"]
+    few = bench.distinct_names_trace(1200, 50)["traceEvents"]
+    ops = [e for e in many if e["cat"] == "cpu_op"]
+    assert len(ops) == 1200
+    assert len({e["name"] for e in ops}) == 400
+    assert len({e["name"] for e in few if e["cat"] == "cpu_op"}) == 50
+    steps = [e for e in many if e["name"].startswith("ProfilerStep#")]
+    assert len(steps) == 4
+    # every op lies inside its step, and both traces share every time
+    assert all(
+        any(s["ts"] <= o["ts"] and o["ts"] + o["dur"] <= s["ts"] + s["dur"] for s in steps)
+        for o in ops
+    )
+    assert [(e["ts"], e["dur"]) for e in many] == [(e["ts"], e["dur"]) for e in few]

@@ -32,7 +32,7 @@ std::vector<Finding> check_autograd_in_inference(const RankAnalyses& rank) {
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
   std::unordered_set<std::int64_t> nodes;
-  std::vector<EventRefs> refs;
+  EventRefList refs;
   std::int64_t op_time_ns = 0;  // outermost recording ops: the host time the cost hides in
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (e.event_class[i] != EventClass::kOp) continue;
@@ -41,7 +41,7 @@ std::vector<Finding> check_autograd_in_inference(const RankAnalyses& rank) {
     const Step* step = step_at(rank.steps, e.start_ns[i]);
     if (step == nullptr) continue;
     nodes.insert(args->sequence_number);
-    add_ref(refs, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    refs.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     const EventIndex parent = e.parent[i];
     const EventArgs* parent_args = parent == kNoEvent ? nullptr : trace.args_of(parent);
     if (parent_args == nullptr || parent_args->sequence_number < 0) op_time_ns += e.dur_ns[i];
@@ -49,7 +49,6 @@ std::vector<Finding> check_autograd_in_inference(const RankAnalyses& rank) {
   const auto steps = static_cast<double>(kept.size());
   const double per_step = static_cast<double>(nodes.size()) / steps;
   if (per_step < kMinNodesPerStep) return {};
-  keep_most_frequent(refs, 5);
   const double op_ns_per_step = static_cast<double>(op_time_ns) / steps;
   const auto bound =
       static_cast<std::int64_t>(std::min(op_ns_per_step, per_step * kBoundNsPerNode));
@@ -66,7 +65,7 @@ std::vector<Finding> check_autograd_in_inference(const RankAnalyses& rank) {
   finding.evidence.push_back(
       Evidence{"autograd nodes recorded per kept step (ops with a "
                "Sequence number, no backward pass in the trace)",
-               per_step, "nodes/step", refs});
+               per_step, "nodes/step", refs.most_frequent(5)});
   finding.evidence.push_back(
       Evidence{"host time of the ops that recorded them", op_ns_per_step / 1e6, "ms/step", {}});
   finding.fix =

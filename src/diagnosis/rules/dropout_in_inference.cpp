@@ -38,7 +38,7 @@ std::vector<Finding> check_dropout_in_inference(const RankAnalyses& rank) {
   std::int64_t masks = 0;
   std::int64_t host_ns = 0;
   std::int64_t device_ns = 0;
-  std::vector<EventRefs> refs;
+  EventRefList refs;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     const bool device = is_device_activity(e.event_class[i]);
     if ((!device && e.event_class[i] != EventClass::kOp) || !draws_dropout_mask(trace.name_of(i))) {
@@ -47,7 +47,7 @@ std::vector<Finding> check_dropout_in_inference(const RankAnalyses& rank) {
     const Step* step =
         step_at(rank.steps, e.start_ns[device && e.launcher[i] != kNoEvent ? e.launcher[i] : i]);
     if (step == nullptr) continue;
-    add_ref(refs, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    refs.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     if (device) {
       device_ns += e.dur_ns[i];
     } else {
@@ -71,7 +71,7 @@ std::vector<Finding> check_dropout_in_inference(const RankAnalyses& rank) {
   finding.evidence.push_back(
       Evidence{"dropout masks drawn per kept step (no backward pass in "
                "the trace)",
-               per_step, "masks/step", refs});
+               per_step, "masks/step", refs.all()});
   finding.evidence.push_back(
       Evidence{"time drawing and applying them", static_cast<double>(cost) / 1e6, "ms/step", {}});
   finding.fix =

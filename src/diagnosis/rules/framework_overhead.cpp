@@ -40,7 +40,7 @@ struct HostOverhead {
   std::int64_t tiny_ops = 0;
   std::int64_t tiny_ns = 0;
   std::int64_t between_ns = 0;
-  std::vector<EventRefs> tiny;
+  EventRefList tiny;
 };
 
 // The kept steps' top-level ops on each step's own thread, and the step time that none of them
@@ -60,7 +60,7 @@ HostOverhead measure(const RankAnalyses& rank, const IntervalSet& owned_elsewher
     if (e.dur_ns[i] >= kTinyOpNs) continue;
     ++out.tiny_ops;
     out.tiny_ns += e.dur_ns[i];
-    add_ref(out.tiny, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    out.tiny.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
   }
   const IntervalSet busy = IntervalSet::from_unsorted(std::move(covered)).unite(owned_elsewhere);
   for (const Step* step : rank.steps.kept()) {
@@ -90,7 +90,6 @@ std::vector<Finding> check_framework_overhead(const RankAnalyses& rank) {
   if (ops_per_step < kMinOpsPerStep || tiny_share < kMinTinyShare || share < kThresholdShare) {
     return {};
   }
-  keep_most_frequent(overhead.tiny, 10);
 
   Finding finding;
   finding.id = "framework-overhead";
@@ -100,8 +99,8 @@ std::vector<Finding> check_framework_overhead(const RankAnalyses& rank) {
   finding.title = fmt::format(
       "Framework overhead: {:.0f} tiny ops per step, {:.1f} % of the step outside real work",
       ops_per_step * tiny_share, share * 100);
-  finding.evidence.push_back(
-      Evidence{"top-level ops per step", ops_per_step, "count/step", overhead.tiny});
+  finding.evidence.push_back(Evidence{"top-level ops per step", ops_per_step, "count/step",
+                                      overhead.tiny.most_frequent(10)});
   finding.evidence.push_back(Evidence{"ops shorter than 20 µs", tiny_share * 100, "%", {}});
   finding.evidence.push_back(Evidence{"host time between ops per step",
                                       static_cast<double>(overhead.between_ns) / steps / 1e6,

@@ -69,19 +69,17 @@ std::vector<Finding> check_fusion(const RankAnalyses& rank) {
   for (auto& [stream, chain] : open) close(chain);
   std::int64_t saving = 0;
   std::int64_t kernels_in_chains = 0;
-  std::vector<EventRefs> refs;
+  EventRefList refs;
   for (const Chain& chain : chains) {
     saving += (chain.end - chain.start) - chain.longest;
     kernels_in_chains += static_cast<std::int64_t>(chain.kernels.size());
     for (EventIndex k : chain.kernels) {
-      add_ref(refs, trace.name_of(k), e.start_ns[k], e.end_ns(k),
-              step_at(rank.steps, e.start_ns[k]));
+      refs.add(trace.name_of(k), e.start_ns[k], e.end_ns(k), step_at(rank.steps, e.start_ns[k]));
     }
   }
   const auto steps = static_cast<double>(kept.size());
   const auto saving_per_step = static_cast<std::int64_t>(static_cast<double>(saving) / steps);
   if (static_cast<double>(saving_per_step) / step_ns < kThresholdShare) return {};
-  keep_most_frequent(refs, 5);
   Finding finding;
   finding.id = "fusion";
   finding.bottleneck = Bottleneck::kMemoryTraffic;
@@ -95,7 +93,7 @@ std::vector<Finding> check_fusion(const RankAnalyses& rank) {
                                       {}});
   finding.evidence.push_back(Evidence{"kernels in those chains per step",
                                       static_cast<double>(kernels_in_chains) / steps,
-                                      "kernels/step", refs});
+                                      "kernels/step", refs.most_frequent(5)});
   finding.fix =
       "Fuse the elementwise chains: model = torch.compile(model) (Inductor generates one kernel "
       "per chain); for optimizer and normalisation code, prefer the fused library versions "

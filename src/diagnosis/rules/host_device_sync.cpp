@@ -30,8 +30,8 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
   if (!idle.applicable) return {};
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
-  std::vector<EventRefs> calls;
-  std::vector<EventRefs> ops;
+  EventRefList calls;
+  EventRefList ops;
   std::int64_t sync_count = 0;
   NameTest<is_blocking_call> blocking(trace);  // every launch is a call: test each name once
   StepCursor in_step(rank.steps);
@@ -40,9 +40,9 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
     const Step* step = in_step.at(e.start_ns[i]);
     if (step == nullptr) continue;
     ++sync_count;
-    add_ref(calls, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    calls.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     if (const EventIndex op = issuing_op(trace, i); op != kNoEvent) {
-      add_ref(ops, trace.name_of(op), e.start_ns[op], e.end_ns(op), step);
+      ops.add(trace.name_of(op), e.start_ns[op], e.end_ns(op), step);
     }
   }
   const auto steps = static_cast<std::int64_t>(kept.size());
@@ -77,13 +77,14 @@ std::vector<Finding> check_host_device_sync(const RankAnalyses& rank) {
                 "step would be {:.1f} % shorter",
                 per_step, gain.likely_share * 100);
   finding.evidence.push_back(
-      Evidence{"blocking calls per kept step", per_step, "calls/step", calls});
+      Evidence{"blocking calls per kept step", per_step, "calls/step", calls.all()});
   finding.evidence.push_back(
       Evidence{"GPU idle after those calls that this finding owns (idle "
                "during data loading is input-bound's), per step",
-               static_cast<double>(idle_per_step) / 1e6, "ms/step", ops});
+               static_cast<double>(idle_per_step) / 1e6, "ms/step", ops.all()});
   finding.evidence.push_back(Evidence{"step saved when the steps are replayed without the syncs",
-                                      static_cast<double>(gain.likely_ns) / 1e6, "ms/step", calls});
+                                      static_cast<double>(gain.likely_ns) / 1e6, "ms/step",
+                                      calls.all()});
   finding.fix =
       "Keep values on the GPU inside the step: accumulate the loss as a tensor and call "
       "loss.item() (or .cpu(), .tolist(), print) only every N steps; avoid torch.nonzero and "

@@ -67,7 +67,7 @@ bool is_attention_candidate(std::string_view name) {
 }
 
 // Forward passes in time order: consecutive attention ops with the same length are one pass.
-std::vector<Pass> passes(const RankAnalyses& rank, std::vector<EventRefs>& refs) {
+std::vector<Pass> passes(const RankAnalyses& rank, EventRefList& refs) {
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
   std::vector<EventIndex> order;
@@ -93,7 +93,7 @@ std::vector<Pass> passes(const RankAnalyses& rank, std::vector<EventRefs>& refs)
     if (inputs == nullptr || !inputs->shapes) continue;
     const auto length = full_sequence_length(trace.name_of(i), *inputs->shapes);
     if (!length) continue;
-    add_ref(refs, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    refs.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     if (!out.empty() && out.back().length == *length) {
       out.back().end_ns = std::max(out.back().end_ns, e.end_ns(i));
     } else {
@@ -151,7 +151,7 @@ std::vector<Finding> check_kv_cache_missing(const RankAnalyses& rank) {
   const double step_ns = mean_step_ns(rank);
   const auto kept = rank.steps.kept();
   if (step_ns <= 0 || kept.empty() || !is_forward_only(rank)) return {};
-  std::vector<EventRefs> refs;
+  EventRefList refs;
   const auto runs = growing_runs(passes(rank, refs));
   if (runs.empty()) return {};
 
@@ -186,7 +186,7 @@ std::vector<Finding> check_kv_cache_missing(const RankAnalyses& rank) {
   finding.evidence.push_back(
       Evidence{"forward passes per kept step over the whole sequence, "
                "its length one longer each time",
-               static_cast<double>(recomputing) / steps, "passes/step", refs});
+               static_cast<double>(recomputing) / steps, "passes/step", refs.all()});
   finding.evidence.push_back(
       Evidence{fmt::format("query length of the longest run, {} to {} (cached decoding: 1)",
                            longest->front().length, longest->back().length),

@@ -36,8 +36,8 @@ constexpr std::int64_t kShortKernelNs = 10'000;
 
 struct HostWait {
   IntervalSet idle;
-  std::vector<EventRefs> late_kernels;  // the activities the GPU waited for
-  std::vector<EventRefs> host_ops;      // what the host was running meanwhile, by wait time
+  EventRefList late_kernels;        // the activities the GPU waited for
+  std::vector<EventRefs> host_ops;  // what the host was running meanwhile, by wait time
   std::int64_t attributed_ns = 0;
 };
 
@@ -77,7 +77,7 @@ HostWait host_wait(const RankAnalyses& rank, const IntervalSet& excluded) {
         const Interval gap{busy_until, std::min(start, step->end_ns)};
         const std::int64_t unexplained = gap.length() - excluded.measure_within(gap);
         gaps.push_back(gap);
-        add_ref(wait.late_kernels, trace.name_of(i), start, e.end_ns(i), step);
+        wait.late_kernels.add(trace.name_of(i), start, e.end_ns(i), step);
         const EventIndex op = op_during_gap(trace, call, gap.start);
         if (op != kNoEvent && unexplained > 0) {
           ops.add(trace.name_of(op), e.start_ns[op], e.end_ns(op), step, unexplained);
@@ -175,8 +175,7 @@ std::vector<Finding> check_launch_bound(const RankAnalyses& rank) {
       launch_ns += e.dur_ns[i];
     }
   }
-  std::vector<EventRefs> late = wait.late_kernels;
-  keep_most_frequent(late, 10);
+  const std::vector<EventRefs> late = wait.late_kernels.most_frequent(10);
 
   const double launch_per_step = static_cast<double>(launch_ns) / steps;
   // Launch calls themselves, or other host work (Python, CPU ops), keep the GPU waiting. Kernels

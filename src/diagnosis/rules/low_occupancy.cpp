@@ -36,7 +36,7 @@ std::vector<Finding> check_low_occupancy(const RankAnalyses& rank) {
   const EventTable& e = trace.events;
   std::int64_t kernel_ns = 0;
   std::int64_t low_ns = 0;
-  std::vector<EventRefs> kernels;
+  EventRefList kernels;
   StepCursor in_step(rank.steps);
   for (const EventIndex i : e.device_activities) {
     if (e.event_class[i] != EventClass::kKernel) continue;
@@ -47,12 +47,11 @@ std::vector<Finding> check_low_occupancy(const RankAnalyses& rank) {
     if (args == nullptr) continue;
     if (args->blocks_per_sm <= 0 || args->blocks_per_sm >= kFewBlocksPerSm) continue;
     low_ns += e.dur_ns[i];
-    add_ref(kernels, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    kernels.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
   }
   if (kernel_ns == 0) return {};
   const double share = static_cast<double>(low_ns) / static_cast<double>(kernel_ns);
   if (share < kThresholdShare) return {};
-  keep_most_frequent(kernels, 5);
   const auto steps = static_cast<double>(kept.size());
   const double per_step = static_cast<double>(low_ns) / steps;
   Finding finding;
@@ -64,7 +63,7 @@ std::vector<Finding> check_low_occupancy(const RankAnalyses& rank) {
       "The GPU is {:.0f} % busy, but {:.0f} % of kernel time runs on less than half its SMs",
       utilization * 100, share * 100);
   finding.evidence.push_back(Evidence{"kernel time with fewer blocks than half the SMs",
-                                      per_step / 1e6, "ms/step", kernels});
+                                      per_step / 1e6, "ms/step", kernels.most_frequent(5)});
   finding.evidence.push_back(Evidence{"share of kernel time", share * 100, "%", {}});
   finding.evidence.push_back(Evidence{"GPU utilization (kernels)", utilization * 100, "%", {}});
   finding.fix =

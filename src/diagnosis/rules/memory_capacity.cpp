@@ -87,15 +87,15 @@ Finding capacity_finding(const RankAnalyses& rank, const DeviceHeadroom& d) {
     finding.evidence.push_back(
         Evidence{"peak reserved by the caching allocator", gib(d.peak_reserved), "GiB", {}});
   }
-  std::vector<EventRefs> at_peak;
+  EventRefList at_peak;
   if (!d.peak_op.empty()) {
     const Step* step = step_at(rank.steps, d.peak_time_ns);
-    add_ref(at_peak, d.peak_op, d.peak_time_ns, d.peak_time_ns, step);
+    at_peak.add(d.peak_op, d.peak_time_ns, d.peak_time_ns, step);
   }
   finding.evidence.push_back(
       Evidence{fmt::format("peak allocated ({} at the peak)",
                            d.peak_phase ? to_string(*d.peak_phase) : "no phase marker"),
-               gib(d.peak_allocated), "GiB", at_peak});
+               gib(d.peak_allocated), "GiB", at_peak.all()});
   finding.evidence.push_back(Evidence{"headroom (total - peak)", gib(d.headroom_bytes), "GiB", {}});
   finding.evidence.push_back(
       Evidence{"headroom share of the device", d.headroom_share * 100, "%", {}});

@@ -57,15 +57,14 @@ std::vector<EventRefs> unfreed_allocations(const RankAnalyses& rank, const Devic
       live.erase(m.address[r]);
     }
   }
-  std::vector<EventRefs> refs;
+  EventRefList refs;
   for (const auto& [address, r] : live) {
     const Step* step = step_at(rank.steps, m.time_ns[r]);
     if (step == nullptr) continue;
     const EventIndex op = rank.memory.op_of_record[r];
-    add_ref(refs, op == kNoEvent ? "(no op)" : trace.name_of(op), m.time_ns[r], m.time_ns[r], step);
+    refs.add(op == kNoEvent ? "(no op)" : trace.name_of(op), m.time_ns[r], m.time_ns[r], step);
   }
-  keep_most_frequent(refs, 5);
-  return refs;
+  return refs.most_frequent(5);
 }
 
 // What keeps tensors alive is the same on every device; the tool that shows the allocating
@@ -195,7 +194,7 @@ std::vector<Finding> check_allocator_churn(const RankAnalyses& rank) {
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
   std::int64_t churn_ns = 0;
-  std::vector<EventRefs> calls;
+  EventRefList calls;
   NameTest<is_allocator_call> allocator_call(trace);  // six comparisons, once per call name
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_launch_call(e.event_class[i]) || !allocator_call(i)) continue;
@@ -203,7 +202,7 @@ std::vector<Finding> check_allocator_churn(const RankAnalyses& rank) {
     const Step* step = step_at(rank.steps, e.start_ns[i]);
     if (step == nullptr || step == kept.front()) continue;  // the first step may warm the cache
     churn_ns += e.dur_ns[i];
-    add_ref(calls, name, e.start_ns[i], e.end_ns(i), step);
+    calls.add(name, e.start_ns[i], e.end_ns(i), step);
   }
   const auto steady_steps = static_cast<double>(kept.size() - 1);
   const auto per_step = static_cast<std::int64_t>(static_cast<double>(churn_ns) / steady_steps);
@@ -215,7 +214,7 @@ std::vector<Finding> check_allocator_churn(const RankAnalyses& rank) {
   finding.rank = trace.rank;
   finding.title = "The caching allocator calls cudaMalloc / cudaFree in steady-state steps";
   finding.evidence.push_back(Evidence{"cudaMalloc / cudaFree host time per step after the first",
-                                      static_cast<double>(per_step) / 1e6, "ms/step", calls});
+                                      static_cast<double>(per_step) / 1e6, "ms/step", calls.all()});
   finding.fix =
       "Keep the allocator's cache warm: do not call torch.cuda.empty_cache() in the loop, keep "
       "tensor shapes stable (pad variable-length batches to a few bucket sizes), and set "

@@ -42,15 +42,15 @@ std::vector<Finding> check_per_token_sync(const RankAnalyses& rank) {
 
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
-  std::vector<EventRefs> calls;
-  std::vector<EventRefs> ops;
+  EventRefList calls;
+  EventRefList ops;
   for (EventIndex i = 0; i < static_cast<EventIndex>(e.size()); ++i) {
     if (!is_launch_call(e.event_class[i]) || !is_blocking_call(trace.name_of(i))) continue;
     const Step* step = step_at(rank.steps, e.start_ns[i]);
     if (step == nullptr) continue;
-    add_ref(calls, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    calls.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     if (const EventIndex op = issuing_op(trace, i); op != kNoEvent) {
-      add_ref(ops, trace.name_of(op), e.start_ns[op], e.end_ns(op), step);
+      ops.add(trace.name_of(op), e.start_ns[op], e.end_ns(op), step);
     }
   }
   const auto steps = static_cast<double>(kept.size());
@@ -66,10 +66,10 @@ std::vector<Finding> check_per_token_sync(const RankAnalyses& rank) {
   finding.evidence.push_back(
       Evidence{"tokens generated per kept step (forward passes of "
                "the same model, each picking a token and ending in a sync)",
-               tokens / steps, "tokens/step", ops});
+               tokens / steps, "tokens/step", ops.all()});
   finding.evidence.push_back(Evidence{"blocking calls per generated token",
                                       static_cast<double>(loop.syncs) / tokens, "calls/token",
-                                      calls});
+                                      calls.all()});
   finding.evidence.push_back(
       Evidence{"GPU idle after those calls (idle during data loading is input-bound's), per step",
                static_cast<double>(idle_per_step) / 1e6,

@@ -57,7 +57,7 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   const EventTable& e = trace.events;
   std::int64_t kernel_ns = 0;
   std::int64_t fp32_ns = 0;
-  std::vector<EventRefs> kernels;
+  EventRefList kernels;
   std::int64_t tensor_core_ns = 0;
   NameTest<uses_tensor_cores> tensor_core_kernel(trace);
   NameTest<is_fp32_matmul_kernel> fp32_matmul_kernel(trace);
@@ -75,7 +75,7 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
     if (tensor_cores) tensor_core_ns += e.dur_ns[i];
     if (!has_tensor_cores(trace, device) || tensor_cores || !fp32_matmul_kernel(i)) continue;
     fp32_ns += e.dur_ns[i];
-    add_ref(kernels, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    kernels.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     const DeviceProperties* properties = trace.device_properties(device);
     device_name = properties->name;
     compute_major = properties->compute_major;
@@ -84,7 +84,6 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
   if (kernel_ns == 0) return {};
   const double share = static_cast<double>(fp32_ns) / static_cast<double>(kernel_ns);
   if (share < kThresholdShare || tensor_core_ns >= fp32_ns) return {};
-  keep_most_frequent(kernels, 10);
   const auto steps = static_cast<double>(kept.size());
   const double fp32_per_step = static_cast<double>(fp32_ns) / steps;
   // Faster kernels shorten the step only where the GPU is the critical path.
@@ -101,7 +100,7 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
       "{:.1f} % of kernel time is float32 matrix math on a GPU with tensor cores ({} sm_{}{})",
       share * 100, device_name, compute_major, compute_minor);
   finding.evidence.push_back(Evidence{"fp32 GEMM / convolution kernel time per step",
-                                      fp32_per_step / 1e6, "ms/step", kernels});
+                                      fp32_per_step / 1e6, "ms/step", kernels.most_frequent(10)});
   finding.evidence.push_back(Evidence{"share of kernel time", share * 100, "%", {}});
   finding.evidence.push_back(Evidence{"GPU utilization (kernels)", gpu_share * 100, "%", {}});
   finding.fix =

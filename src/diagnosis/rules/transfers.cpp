@@ -61,8 +61,8 @@ std::vector<Finding> check_transfers(const RankAnalyses& rank) {
   const EventTable& e = trace.events;
   std::vector<Interval> compute;
   std::vector<Interval> copies;
-  std::vector<EventRefs> copy_refs;
-  std::vector<EventRefs> op_refs;
+  EventRefList copy_refs;
+  EventRefList op_refs;
   for (const EventIndex i : e.device_activities) {
     const EventClass c = e.event_class[i];
     if (c == EventClass::kKernel || c == EventClass::kAcceleratorKernel) {
@@ -74,9 +74,9 @@ std::vector<Finding> check_transfers(const RankAnalyses& rank) {
     const Step* step = step_at(rank.steps, e.start_ns[i]);
     if (step == nullptr) continue;
     copies.push_back({e.start_ns[i], e.end_ns(i)});
-    add_ref(copy_refs, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    copy_refs.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
     if (const EventIndex op = issuing_op(trace, i); op != kNoEvent) {
-      add_ref(op_refs, trace.name_of(op), e.start_ns[op], e.end_ns(op), step);
+      op_refs.add(trace.name_of(op), e.start_ns[op], e.end_ns(op), step);
     }
   }
   if (copies.empty()) return {};
@@ -98,10 +98,10 @@ std::vector<Finding> check_transfers(const RankAnalyses& rank) {
       share * 100);
   finding.evidence.push_back(Evidence{"pageable H2D and D2H copy time per step",
                                       static_cast<double>(copy_time.measure()) / steps / 1e6,
-                                      "ms/step", copy_refs});
+                                      "ms/step", copy_refs.all()});
   finding.evidence.push_back(Evidence{"of which with no kernel running",
                                       static_cast<double>(exposed_per_step) / 1e6, "ms/step",
-                                      op_refs});
+                                      op_refs.all()});
   finding.fix =
       "Copy from pinned memory without blocking: DataLoader(..., pin_memory=True) and "
       "tensor.to(device, non_blocking=True); keep results on the GPU instead of .cpu() / .numpy() "

@@ -72,7 +72,7 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
   std::vector<bool> flagged(e.size(), false);
-  std::vector<EventRefs> ops;
+  EventRefList ops;
   NameTest<is_matmul_or_conv> matmul_or_conv(trace);
   // Whether an op's dims miss the alignment its input types want, decided once per op-inputs
   // row: a training loop repeats a few shapes.
@@ -96,7 +96,7 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
     if (step == nullptr) continue;
     flagged[i] = true;
     const StringId shapes = trace.op_inputs_of(i)->shapes_text;
-    add_ref(ops, fmt::format("{} {}", trace.name_of(i), trace.strings.view(shapes)), e.start_ns[i],
+    ops.add(fmt::format("{} {}", trace.name_of(i), trace.strings.view(shapes)), e.start_ns[i],
             e.end_ns(i), step);
   }
   if (ops.empty()) return {};  // nothing flagged: no GPU time to find
@@ -112,7 +112,6 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
   const auto steps = static_cast<double>(kept.size());
   const auto per_step = static_cast<std::int64_t>(static_cast<double>(device_ns) / steps);
   if (static_cast<double>(per_step) / step_ns < kThresholdShare) return {};
-  keep_most_frequent(ops, 5);
   Finding finding;
   finding.id = "unaligned-shapes";
   finding.bottleneck = Bottleneck::kGpuCompute;
@@ -120,7 +119,8 @@ std::vector<Finding> check_unaligned_shapes(const RankAnalyses& rank) {
   finding.rank = trace.rank;
   finding.title = "Half-precision GEMMs with dimensions that are not multiples of 8 / 16";
   finding.evidence.push_back(Evidence{"GPU time of those ops per step",
-                                      static_cast<double>(per_step) / 1e6, "ms/step", ops});
+                                      static_cast<double>(per_step) / 1e6, "ms/step",
+                                      ops.most_frequent(5)});
   finding.fix =
       "Pad the dimensions to multiples of 8 (fp16) or 16 (bf16, int8): vocabulary and embedding "
       "sizes (e.g. 50257 -> 50304), hidden and head sizes, and the batch x sequence product; "

@@ -52,7 +52,7 @@ std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank) {
   const Trace& trace = *rank.trace;
   const EventTable& e = trace.events;
   std::int64_t kernels = 0;
-  std::vector<EventRefs> refs;
+  EventRefList refs;
   for (const EventIndex i : e.device_activities) {
     if (e.launcher[i] == kNoEvent) continue;
     const Step* step = step_at(rank.steps, e.start_ns[e.launcher[i]]);
@@ -61,7 +61,7 @@ std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank) {
       return {};  // already foreach / fused
     }
     ++kernels;
-    add_ref(refs, trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
+    refs.add(trace.name_of(i), e.start_ns[i], e.end_ns(i), step);
   }
   const auto steps = static_cast<double>(kept.size());
   const double per_step = static_cast<double>(kernels) / steps;
@@ -75,8 +75,8 @@ std::vector<Finding> check_unfused_optimizer(const RankAnalyses& rank) {
   finding.rank = trace.rank;
   finding.title = fmt::format(
       "optimizer.step() launches {:.0f} kernels per step one parameter at a time", per_step);
-  finding.evidence.push_back(
-      Evidence{"kernels launched inside Optimizer.step per step", per_step, "kernels/step", refs});
+  finding.evidence.push_back(Evidence{"kernels launched inside Optimizer.step per step", per_step,
+                                      "kernels/step", refs.all()});
   finding.evidence.push_back(Evidence{
       "optimizer host time per step", static_cast<double>(optimizer_ns) / 1e6, "ms/step", {}});
   finding.fix =
