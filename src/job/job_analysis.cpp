@@ -27,20 +27,47 @@ std::string list(const std::vector<std::int64_t>& ranks) {
   return out;
 }
 
-void check_ranks(const std::vector<RankSummary>& ranks, JobAnalysis& job) {
-  std::vector<std::int64_t> missing;
-  if (job.world_size > 0) {
-    std::set<std::int64_t> present;
-    for (const RankSummary& r : ranks) present.insert(r.rank);
-    for (std::int64_t r = 0; r < job.world_size; ++r) {
-      if (!present.contains(r)) missing.push_back(r);
+// The ranks below the world size with no summary, counted from the ranks present (sorted):
+// the world size is the trace's word, and sizes nothing here.
+struct MissingRanks {
+  std::int64_t count = 0;
+  std::vector<std::int64_t> first;  // up to kListed of them
+};
+
+MissingRanks missing_ranks(const std::vector<RankSummary>& sorted, std::int64_t world_size) {
+  constexpr std::size_t kListed = 16;
+  MissingRanks missing;
+  std::int64_t next = 0;
+  const auto gap_until = [&](std::int64_t end) {
+    if (end <= next) return;
+    missing.count += end - next;
+    for (std::int64_t r = next; r < end && missing.first.size() < kListed; ++r) {
+      missing.first.push_back(r);
     }
+  };
+  for (const RankSummary& r : sorted) {
+    if (r.rank < 0 || r.rank >= world_size) continue;
+    gap_until(r.rank);
+    next = std::max(next, r.rank + 1);
   }
-  if (!missing.empty()) {
-    job.notes.push_back(fmt::format(
-        "{} of {} ranks have no trace here (ranks {}): they are not compared, and a straggler "
-        "among them would show only as waiting",
-        missing.size(), job.world_size, list(missing)));
+  gap_until(world_size);
+  return missing;
+}
+
+void check_ranks(const std::vector<RankSummary>& ranks, JobAnalysis& job) {
+  if (job.world_size > 0) {
+    const MissingRanks missing = missing_ranks(ranks, job.world_size);
+    if (missing.count > 0) {
+      std::string listed = list(missing.first);
+      if (missing.count > static_cast<std::int64_t>(missing.first.size())) {
+        listed += fmt::format(" and {} more",
+                              missing.count - static_cast<std::int64_t>(missing.first.size()));
+      }
+      job.notes.push_back(fmt::format(
+          "{} of {} ranks have no trace here (ranks {}): they are not compared, and a straggler "
+          "among them would show only as waiting",
+          missing.count, job.world_size, listed));
+    }
   }
   std::vector<std::int64_t> no_device;
   std::vector<std::int64_t> no_steps;
@@ -80,6 +107,27 @@ void check_ranks(const std::vector<RankSummary>& ranks, JobAnalysis& job) {
   }
 }
 
+// A rank given twice is analysed once: counting it twice would halve the others' share of every
+// wait and median.
+void note_duplicates(const std::vector<RankSummary>& summaries, const RunInfo& run,
+                     std::vector<std::string>& notes) {
+  constexpr std::size_t kListed = 16;
+  std::string listed;
+  for (std::size_t k = 0; k < run.duplicates.size() && k < kListed; ++k) {
+    const RankSummary& copy = summaries[run.duplicates[k]];
+    listed += fmt::format("{}rank {} ({})", k == 0 ? "" : "; ", copy.rank, copy.file);
+  }
+  if (run.duplicates.size() > kListed) {
+    listed += fmt::format(" and {} more", run.duplicates.size() - kListed);
+  }
+  if (!listed.empty()) {
+    notes.push_back(fmt::format(
+        "{} summaries repeat a rank already given for the same time: {}; each rank is analysed "
+        "once, from the first given",
+        run.duplicates.size(), listed));
+  }
+}
+
 }  // namespace
 
 JobAnalysis analyze_job(std::vector<RankSummary> summaries, const JobOptions& options) {
@@ -102,14 +150,10 @@ JobAnalysis analyze_job(std::vector<RankSummary> summaries, const JobOptions& op
           job.runs.size(), chosen, list(job.runs[chosen].ranks)));
     }
     const RunInfo& run = job.runs[chosen];
+    note_duplicates(summaries, run, job.notes);
     std::vector<RankSummary> kept;
-    std::set<std::string> files(run.files.begin(), run.files.end());
-    for (RankSummary& s : summaries) {
-      if (files.contains(s.file) &&
-          std::find(run.ranks.begin(), run.ranks.end(), s.rank) != run.ranks.end()) {
-        kept.push_back(std::move(s));
-      }
-    }
+    kept.reserve(run.members.size());
+    for (const std::size_t i : run.members) kept.push_back(std::move(summaries[i]));
     summaries = std::move(kept);
   }
   std::sort(summaries.begin(), summaries.end(),

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "job/summary_checks.h"
 #include "render/json_writer.h"
 #include "stepscope/job/rank_summary.h"
 
@@ -173,7 +174,9 @@ Result<RankSummary> summary_from_json(std::string_view text, const std::string& 
   dom::parser parser;
   dom::element root;
   if (const auto code = parser.parse(text.data(), text.size()).get(root); code) {
-    return failure(std::string("not a JSON summary: ") + simdjson::error_message(code));
+    Error error = failure(std::string("not a JSON summary: ") + simdjson::error_message(code));
+    error.kind = ErrorKind::kNotJson;
+    return error;
   }
   Reader r(name);
   RankSummary s;
@@ -263,6 +266,7 @@ Result<RankSummary> summary_from_json(std::string_view text, const std::string& 
     s.notes.emplace_back(note);
   }
   if (r.failed()) return failure(r.error());
+  if (auto impossible = impossible_value(s)) return failure("impossible value: " + *impossible);
   return s;
 }
 

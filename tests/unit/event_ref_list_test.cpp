@@ -21,6 +21,7 @@ Step kept_step(std::int64_t number) {
 
 std::vector<std::string> names_of(const std::vector<EventRefs>& refs) {
   std::vector<std::string> names;
+  names.reserve(refs.size());
   for (const EventRefs& r : refs) names.push_back(r.name);
   return names;
 }

@@ -102,6 +102,10 @@ struct RunInfo {
   std::vector<std::int64_t> ranks;
   std::vector<std::string> files;
   bool analysed = false;
+  // Positions in the summaries grouped (not reported): the run's ranks, and the summaries of a
+  // rank it already holds at the same time (a copy, or a rank given twice), counted once.
+  std::vector<std::size_t> members;
+  std::vector<std::size_t> duplicates;
 };
 
 struct JobAnalysis {
@@ -120,8 +124,9 @@ struct JobAnalysis {
   std::vector<RankSummary> summaries;      // the ranks analysed (heat map), sorted by rank
 };
 
-// Runs: summaries of one folder grouped into separate runs (different world sizes, the same
-// rank twice, time ranges that do not overlap), oldest first.
+// Runs: summaries of one folder grouped into separate runs (different world sizes, time ranges
+// that do not overlap), oldest first. A rank seen again within a run's time is a duplicate of
+// that run's rank, not another run.
 std::vector<RunInfo> group_runs(const std::vector<RankSummary>& summaries);
 
 struct JobOptions {
