@@ -19,11 +19,20 @@ bool is_control(std::uint32_t code_point) {
   return code_point < 0x20 || code_point == 0x7f || (code_point >= 0x80 && code_point < 0xa0);
 }
 
-// The printable glyphs of `text`: control characters (which could drive the terminal) become '?'.
+// Bidirectional formatting characters (U+202E right-to-left override and its kin) reorder what
+// follows them on the line: a name holding one could make a table say what the trace does not.
+bool is_bidi_control(std::uint32_t code_point) {
+  return code_point == 0x061c || code_point == 0x200e || code_point == 0x200f ||
+         (code_point >= 0x202a && code_point <= 0x202e) ||
+         (code_point >= 0x2066 && code_point <= 0x2069);
+}
+
+// The printable glyphs of `text`: control characters (which could drive the terminal) and
+// bidirectional controls become '?'.
 std::vector<Glyph> printable_glyphs(std::string_view text) {
   std::vector<Glyph> glyphs;
   for_each_code_point(text, [&glyphs](std::uint32_t code_point, std::string_view bytes) {
-    if (is_control(code_point)) {
+    if (is_control(code_point) || is_bidi_control(code_point)) {
       glyphs.push_back({"?", 1});
     } else {
       glyphs.push_back({bytes, code_point_width(code_point)});

@@ -4,10 +4,12 @@
 // the nearest launch. Both event parsers (fast path and simdjson) give the same result.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "stepscope/load.h"
 
@@ -121,6 +123,26 @@ TEST_F(LenientImport, WrongTypesInOptionalFieldsAreAbsentAndNoted) {
     EXPECT_TRUE(has_note(set, field)) << field;
   }
   EXPECT_NE(note_with(set, "args had the wrong type").find("2 events"), std::string::npos);
+}
+
+TEST_F(LenientImport, ALoneSurrogateInANameIsReplacedAndNoted) {
+  // \ud800 without its low half, \udc00 alone, and a proper pair for contrast.
+  const TraceSet set =
+      load(R"({"traceEvents":[)"
+           R"({"ph":"X","cat":"cpu_op","name":"aten::mm\ud800x","pid":1,"tid":1,"ts":1,"dur":2},)"
+           R"({"ph":"X","cat":"cpu_op","name":"\udc00lone","pid":1,"tid":1,"ts":4,"dur":2},)"
+           R"({"ph":"X","cat":"cpu_op","name":"pair\ud83d\ude00","pid":1,"tid":1,"ts":7,"dur":2})"
+           R"(]})");
+  ASSERT_EQ(set.ranks.size(), 1U);
+  const Trace& trace = set.ranks.front();
+  ASSERT_EQ(trace.events.size(), 3U);
+  std::vector<std::string> names;
+  for (EventIndex i = 0; i < 3; ++i) names.emplace_back(trace.name_of(i));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"aten::mm\xef\xbf\xbdx", "pair\xf0\x9f\x98\x80",
+                                             "\xef\xbf\xbdlone"}));
+  const std::string note = note_with(set, "name held a lone UTF-16 surrogate, replaced by U+FFFD");
+  EXPECT_NE(note.find("2 events"), std::string::npos) << note;
 }
 
 TEST_F(LenientImport, ArrayFormWithoutClosingBracketIsAccepted) {

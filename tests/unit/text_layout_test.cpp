@@ -54,6 +54,10 @@ TEST(CutMiddle, PythonPathKeepsFileAndLine) {
 TEST(CutMiddle, ShortTextUnchangedAndControlsReplaced) {
   EXPECT_EQ(cut_middle("aten::mm", 40), "aten::mm");
   EXPECT_EQ(cut_middle("a\x1b[31mb", 40), "a?[31mb");
+  // U+202E (right-to-left override) and U+2066 (left-to-right isolate) reorder the line.
+  EXPECT_EQ(cut_middle("rtl\u202eevil", 40), "rtl?evil");
+  EXPECT_EQ(cut_middle("a\u2066b\u200fc", 40), "a?b?c");
+  EXPECT_EQ(cut_middle("caf\u00e9 \u2014", 40), "caf\u00e9 \u2014");  // letters and dashes stay
 }
 
 TEST(CutMiddle, CutsOnCharacterBoundariesByColumns) {

@@ -3,12 +3,14 @@
 #include "importers/kineto/arg_keys.h"
 #include "importers/kineto/byte_scan.h"
 #include "importers/kineto/fast_event_parser.h"
+#include "importers/kineto/json_unescape.h"
 
 #include <simdjson.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,10 +64,24 @@ Result<std::int64_t> read_integer(od::value value, std::string_view field) {
   return simdjson_failure(field, code);
 }
 
-Result<std::string_view> read_string(od::value value, std::string_view field) {
+// simdjson refuses a lone surrogate (`\ud800` unpaired) with STRING_ERROR; such a string is
+// unescaped here with U+FFFD in its place and noted, rather than rejecting the trace.
+Result<std::string_view> read_string(od::value value, const char* field, RawEvent& event) {
   std::string_view text;
-  if (auto code = value.get_string().get(text)) return simdjson_failure(field, code);
-  return text;
+  const auto code = value.get_string().get(text);
+  if (!code) return text;
+  if (code != simdjson::STRING_ERROR || event.repaired_strings == nullptr) {
+    return simdjson_failure(field, code);
+  }
+  std::string_view raw = value.raw_json_token();
+  std::string repaired;
+  std::size_t at = 0;
+  std::size_t replaced = 0;
+  if (!unescape_json_string(raw, at, repaired, replaced) || replaced == 0) {
+    return simdjson_failure(field, code);
+  }
+  event.tolerate(field, /*parsed=*/true, /*repaired=*/true);  // kept: the value is used
+  return std::string_view(event.repaired_strings->emplace_back(std::move(repaired)));
 }
 
 // The raw JSON text of any value (arrays of shapes are kept as written).
@@ -110,7 +126,7 @@ Result<RawId> read_id(od::value value, const char* field, RawEvent& event) {
   }
   id.present = true;
   if (type == od::json_type::string) {
-    STEPSCOPE_ASSIGN_OR_RETURN(const std::string_view text, read_string(value, field));
+    STEPSCOPE_ASSIGN_OR_RETURN(const std::string_view text, read_string(value, field, event));
     id.text = text;
     return id;
   }
@@ -241,7 +257,7 @@ Status lenient_string(od::value value, const char* field, std::string_view& targ
     out.tolerate(field, false);
     return Done{};
   }
-  STEPSCOPE_ASSIGN_OR_RETURN(target, read_string(value, field));
+  STEPSCOPE_ASSIGN_OR_RETURN(target, read_string(value, field, out));
   return Done{};
 }
 
@@ -345,7 +361,7 @@ class ValueReader {
       STEPSCOPE_TRY_ASSIGN(id, read_integer(value_, field));
     } else if (type == od::json_type::string) {
       std::string_view text;
-      STEPSCOPE_TRY_ASSIGN(text, read_string(value_, field));
+      STEPSCOPE_TRY_ASSIGN(text, read_string(value_, field, out_));
       id = static_cast<std::int64_t>(std::hash<std::string_view>{}(text) >> 1);
     }
     return Done{};
@@ -380,7 +396,7 @@ class ValueReader {
   Status operator()(value_kind::StringIfString /*kind*/, std::string_view& text,
                     const char* field) {
     STEPSCOPE_ASSIGN_OR_RETURN(const od::json_type type, type_of(value_, field));
-    if (type == od::json_type::string) STEPSCOPE_TRY_ASSIGN(text, read_string(value_, field));
+    if (type == od::json_type::string) STEPSCOPE_TRY_ASSIGN(text, read_string(value_, field, out_));
     return Done{};
   }
   Status operator()(value_kind::Address /*kind*/, RawMemory& memory, const char* field) {
@@ -438,6 +454,7 @@ Status read_event(od::object object, RawEvent& out) {
 struct EventParser::Impl {
   od::parser parser;
   LearnedKeyOrders key_orders;  // kept from event to event: writers repeat their key order
+  std::deque<std::string> repaired_strings;  // the current event's (read_string)
 };
 
 EventParser::EventParser(bool fast_path) : impl_(std::make_unique<Impl>()), fast_path_(fast_path) {}
@@ -453,6 +470,8 @@ Status EventParser::parse(const char* text, const EventSlice& slice, std::size_t
     return Done{};
   }
   out = RawEvent{};  // declined: simdjson parses, validates and explains
+  impl_->repaired_strings.clear();
+  out.repaired_strings = &impl_->repaired_strings;
   out.file_offset = slice.file_offset;
   out.length = slice.length;
   od::document document;

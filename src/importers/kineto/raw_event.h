@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 
 #include "stepscope/trace.h"
@@ -90,13 +92,18 @@ struct RawEvent {
   struct Tolerated {
     const char* field = nullptr;
     bool parsed = false;
+    bool repaired = false;  // a string with lone surrogates, kept with U+FFFD in their place
+                            // (`parsed` too: the value is used)
   };
   static constexpr std::size_t kMaxTolerated = 8;
   Tolerated tolerated[kMaxTolerated] = {};
   std::uint8_t tolerated_count = 0;
-  void tolerate(const char* field, bool parsed) {
-    if (tolerated_count < kMaxTolerated) tolerated[tolerated_count++] = {field, parsed};
+  void tolerate(const char* field, bool parsed, bool repaired = false) {
+    if (tolerated_count < kMaxTolerated) tolerated[tolerated_count++] = {field, parsed, repaired};
   }
+  // Where repaired strings live until the next event (the parser's, as simdjson's buffer is for
+  // the strings it unescapes); null on the fast path, which declines escapes.
+  std::deque<std::string>* repaired_strings = nullptr;
   std::uint64_t file_offset = 0;
   std::uint32_t length = 0;
 };

@@ -214,9 +214,10 @@ Status TraceBuilder::add(const RawEvent& event) {
   ++stats.events_seen;
   for (std::uint8_t i = 0; i < event.tolerated_count; ++i) {
     const RawEvent::Tolerated& t = event.tolerated[i];
-    notes_.add(std::string(t.field) + (t.parsed ? " held a numeric string, parsed as a number"
-                                                : " had the wrong type, treated as absent"),
-               event.file_offset);
+    const char* what = t.repaired ? " held a lone UTF-16 surrogate, replaced by U+FFFD"
+                       : t.parsed ? " held a numeric string, parsed as a number"
+                                  : " had the wrong type, treated as absent";
+    notes_.add(std::string(t.field) + what, event.file_offset);
   }
   std::int64_t time_ns = 0;
   if (event.has_ts && event.ts.converted) {
