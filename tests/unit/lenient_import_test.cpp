@@ -136,8 +136,8 @@ TEST_F(LenientImport, ALoneSurrogateInANameIsReplacedAndNoted) {
   ASSERT_EQ(set.ranks.size(), 1U);
   const Trace& trace = set.ranks.front();
   ASSERT_EQ(trace.events.size(), 3U);
-  std::vector<std::string> names;
-  for (EventIndex i = 0; i < 3; ++i) names.emplace_back(trace.name_of(i));
+  std::vector<std::string> names = {std::string(trace.name_of(0)), std::string(trace.name_of(1)),
+                                    std::string(trace.name_of(2))};
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"aten::mm\xef\xbf\xbdx", "pair\xf0\x9f\x98\x80",
                                              "\xef\xbf\xbdlone"}));
