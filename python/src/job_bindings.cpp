@@ -1,5 +1,5 @@
 // The job analysis for Python: summarise one rank (map) and merge summaries (reduce). Failures
-// come back as (False, message) so that the Python layer raises its TraceError.
+// raise the TraceError subclass of their kind (errors.h), naming the file at fault.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -12,9 +12,12 @@
 #include <tuple>
 #include <vector>
 
+#include "errors.h"
 #include "stepscope/job/job_report.h"
 
 namespace nb = nanobind;
+using stepscope_python::raise_bad_option;
+using stepscope_python::value_or_raise;
 
 void bind_job(nb::module_& m) {
   m.def(
@@ -22,27 +25,25 @@ void bind_job(nb::module_& m) {
       [](const std::string& path, const std::string& mode) {
         stepscope::AnalysisOptions analysis;
         const auto parsed = stepscope::parse_mode(mode);
-        if (!parsed) return std::make_tuple(false, "unknown mode '" + mode + "'");
+        if (!parsed) raise_bad_option("unknown mode '" + mode + "'");
         analysis.mode = *parsed;
-        stepscope::Result<std::string> summary = [&] {
+        return value_or_raise([&] {
           nb::gil_scoped_release release;
           return stepscope::job::summarize_file(path, analysis);
-        }();
-        if (!summary) return std::make_tuple(false, summary.error().describe());
-        return std::make_tuple(true, std::move(summary).value());
+        }());
       },
       nb::arg("path"), nb::arg("mode") = "native",
-      "One rank's summary as JSON text: (True, text) or (False, error).");
+      "One rank's summary as JSON text; raises the TraceError subclass of what went wrong.");
   m.def(
       "merge_json",
       [](const std::vector<std::string>& texts, const std::vector<std::string>& names,
          std::optional<std::int64_t> run) {
-        stepscope::Result<stepscope::job::JobAnalysis> job = stepscope::job::merge_summaries(
-            texts, names, stepscope::job::JobOptions{run, std::nullopt});
-        if (!job) return std::make_tuple(false, job.error().describe(), std::string());
-        return std::make_tuple(true, stepscope::job::render_job_json(*job),
-                               stepscope::job::render_job_text(*job, 10));
+        const stepscope::job::JobAnalysis job = value_or_raise(stepscope::job::merge_summaries(
+            texts, names, stepscope::job::JobOptions{run, std::nullopt}));
+        return std::make_tuple(stepscope::job::render_job_json(job),
+                               stepscope::job::render_job_text(job, 10));
       },
       nb::arg("texts"), nb::arg("names"), nb::arg("run") = nb::none(),
-      "The job from summary texts: (True, json, text) or (False, error, '').");
+      "The job from summary texts: (json, text); raises the TraceError subclass naming the "
+      "summary at fault.");
 }

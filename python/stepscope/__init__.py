@@ -36,8 +36,9 @@ from ._core import (
 )
 from ._diff import DiffReport, diff
 from ._findings import CodeLocation, EventRefs, Evidence, ExpectedGain, Finding
-from ._job import JobReport, merge, summarize
+from ._job import JobReport, Summary, merge, summarize
 from ._output import write_file
+from ._paths import checked_path
 from ._report import Mode, Report, Table, analyze
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "NotTraceError",
     "Report",
     "SnapshotReport",
+    "Summary",
     "Table",
     "TraceError",
     "TraceIOError",
@@ -134,5 +136,5 @@ def memory_snapshot(path: PathLike, *, top: int = 10) -> SnapshotReport:
     Raises:
         TraceError: the file is not a readable snapshot; the message names it and the byte.
     """
-    document, text = _core.memory_snapshot(os.fspath(path), top=top)
+    document, text = _core.memory_snapshot(checked_path(path), top=top)
     return SnapshotReport(json.loads(document), text)

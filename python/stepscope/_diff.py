@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from . import _core
+from ._paths import checked_path
 from ._report import Mode
 
 __all__ = ["DiffReport", "diff"]
@@ -67,20 +68,20 @@ class DiffReport:
         when given); with `path`, also written there atomically."""
         if path is None:
             return self._native.to_json(indent)
-        return self._native.write_json(os.fspath(path), indent)
+        return self._native.write_json(checked_path(path), indent)
 
     def to_text(self, path: PathLike | None = None, *, top: int | None = None) -> str:
         """The terminal report; with `path`, also written there atomically."""
         if path is None:
             return self._native.to_text(top)
-        return self._native.write_text(os.fspath(path), top)
+        return self._native.write_text(checked_path(path), top)
 
     def to_html(self, path: PathLike | None = None) -> str:
         """The self-contained HTML page (as ``stepscope diff --html``); with `path`, also
         written there atomically."""
         if path is None:
             return self._native.to_html()
-        return self._native.write_html(os.fspath(path))
+        return self._native.write_html(checked_path(path))
 
     def __str__(self) -> str:
         if self._text is None:
@@ -120,13 +121,13 @@ def diff(
 
     Raises:
         TraceError: a run cannot be read (the subclass says why; the message names the file).
-        BadOptionError: an argument is out of range.
+        BadOptionError: an argument is out of range, or a path holds a NUL byte.
     """
     if fail_if_slower is not None and not fail_if_slower >= 0:
         raise _core.BadOptionError("fail_if_slower must be a percentage of at least 0")
     native = _core.diff(
-        os.fspath(before),
-        os.fspath(after),
+        checked_path(before),
+        checked_path(after),
         mode=mode,
         rank=rank,
         steps=None if steps is None else (int(steps[0]), int(steps[1])),

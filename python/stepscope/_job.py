@@ -12,22 +12,34 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _core
-from ._core import TraceError
+from ._core import NotJsonError, TraceIOError
 from ._output import write_file
+from ._paths import checked_path, trace_error
 
-__all__ = ["JobReport", "merge", "summarize"]
+__all__ = ["JobReport", "Summary", "merge", "summarize"]
 
 
-def summarize(trace_path: str | os.PathLike[str], *, mode: str = "native") -> str:
+class Summary(str):
+    """One rank's summary as JSON text, as :func:`summarize` returns it. :func:`merge` reads a
+    plain ``str`` as a path, so summary text from elsewhere (a database, a message queue) is
+    passed wrapped: ``merge([Summary(text), "rank1.summary.json"])``."""
+
+    __slots__ = ()
+
+
+def summarize(trace_path: str | os.PathLike[str], *, mode: str = "native") -> Summary:
     """Analyse one rank's trace and return its summary (JSON text) for :func:`merge`.
 
     Raises:
-        TraceError: the trace cannot be read; the message names the file.
+        TraceError: the trace cannot be read; the message names the file and the subclass says
+            why, as for :func:`stepscope.analyze`. BadOptionError for an unknown `mode` or a
+            path holding a NUL byte.
     """
-    ok, text = _core.summarize_json(os.fspath(trace_path), mode)
-    if not ok:
-        raise TraceError(text)
-    return str(text)
+    path = checked_path(trace_path)
+    if os.path.isdir(path):
+        # The loader would read a folder as one trace per rank; a summary is of one file.
+        raise trace_error(TraceIOError, "cannot open: it is a folder", file=path)
+    return Summary(_core.summarize_json(path, mode))
 
 
 class JobReport:
@@ -54,27 +66,49 @@ class JobReport:
         return self._text
 
 
-def _summary_text(item: str | os.PathLike[str]) -> tuple[str, str]:
-    if isinstance(item, str) and item.lstrip().startswith("{"):
-        return item, "summary"
-    path = os.fspath(item)
-    with open(path, encoding="utf-8") as source:
-        return source.read(), path
+def _summary_text(item: Summary | str | os.PathLike[str]) -> tuple[str, str | None]:
+    """The text of one item and the file it came from (None for a Summary)."""
+    if isinstance(item, Summary):
+        return str(item), None
+    path = checked_path(item)
+    try:
+        with open(path, "rb") as source:
+            data = source.read()
+    except OSError as error:
+        raise trace_error(
+            TraceIOError, f"cannot open: {error.strerror or error}", file=path
+        ) from error
+    try:
+        return data.decode("utf-8"), path
+    except UnicodeDecodeError as error:
+        raise trace_error(
+            NotJsonError, "not a JSON summary: not UTF-8 text", file=path, byte_offset=error.start
+        ) from error
 
 
-def merge(summaries: Sequence[str | os.PathLike[str]], *, run: int | None = None) -> JobReport:
-    """The job report from rank summaries: each item is summary JSON text or a summary file.
+def merge(
+    summaries: Sequence[Summary | str | os.PathLike[str]], *, run: int | None = None
+) -> JobReport:
+    """The job report from rank summaries: each item is a :class:`Summary` (the text
+    :func:`summarize` returns) or the path of a summary file (``stepscope summarize -o``). A
+    ``str`` is always a path, whatever it holds.
 
     Raises:
-        TraceError: a summary cannot be read; the message names it.
+        TraceIOError: a summary file cannot be read.
+        NotJsonError: a summary is not JSON (not UTF-8, or malformed).
+        NotTraceError: a summary is JSON but not a stepscope rank summary.
+        BadOptionError: no summaries, or a path holding a NUL byte.
+        Each names the summary in ``.file``: its path, or ``summary N`` for the N-th item given
+        as a Summary.
     """
+    if isinstance(summaries, str | os.PathLike):
+        # One path would otherwise be read as a sequence of one-character paths.
+        raise TypeError("merge() takes a sequence of summaries, not one")
     texts: list[str] = []
     names: list[str] = []
     for index, item in enumerate(summaries):
         text, name = _summary_text(item)
         texts.append(text)
-        names.append(name if name != "summary" else f"summary {index}")
-    ok, document, text = _core.merge_json(texts, names, run)
-    if not ok:
-        raise TraceError(document)
-    return JobReport(str(document), str(text))
+        names.append(name if name is not None else f"summary {index}")
+    document, text = _core.merge_json(texts, names, run)
+    return JobReport(document, text)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _core
 from ._findings import Finding
 from ._output import write_file
+from ._paths import checked_path
 
 if TYPE_CHECKING:
     import pandas
@@ -184,7 +185,7 @@ class Report:
         if self._native is not None:
             if path is None:
                 return self._native.to_json(indent)
-            return self._native.write_json(os.fspath(path), indent)
+            return self._native.write_json(checked_path(path), indent)
         text = json.dumps(self._document, indent=indent, ensure_ascii=False) + "\n"
         if path is not None:
             write_file(path, text)
@@ -200,7 +201,7 @@ class Report:
                 raise ValueError("to_text(top=...) needs a Report from stepscope.analyze()")
             text = self._text
         elif path is not None:
-            return self._native.write_text(os.fspath(path), top, width)
+            return self._native.write_text(checked_path(path), top, width)
         else:
             text = self._native.to_text(top, width)
         if path is not None:
@@ -217,7 +218,7 @@ class Report:
         native = self._require_native("to_html()")
         if path is None:
             return native.to_html(top)
-        return native.write_html(os.fspath(path), top)
+        return native.write_html(checked_path(path), top)
 
     def annotate(self, out_path: PathLike) -> None:
         """Write the analysed trace with the findings as markers on a process of their own, as
@@ -228,7 +229,7 @@ class Report:
             BadOptionError: the report is of a folder, or `out_path` names the trace.
             TraceIOError: the trace cannot be read again or the output cannot be written.
         """
-        self._require_native("annotate()").annotate(os.fspath(out_path))
+        self._require_native("annotate()").annotate(checked_path(out_path))
 
     def what_if(
         self,
@@ -344,10 +345,11 @@ def analyze(
         TraceError: the input cannot be read; the message names the file. The subclass says
             why: TraceIOError, NotJsonError, NotTraceError, LimitExceededError,
             UnsupportedError.
-        BadOptionError: an argument is out of range (a TraceError and a ValueError).
+        BadOptionError: an argument is out of range, or the path holds a NUL byte (a
+            TraceError and a ValueError).
     """
     native = _core.analyze(
-        os.fspath(path),
+        checked_path(path),
         mode=mode,
         rank=rank,
         steps=None if steps is None else (int(steps[0]), int(steps[1])),

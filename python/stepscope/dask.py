@@ -63,8 +63,7 @@ def trace_paths(paths: PathLike | Iterable[PathLike]) -> list[str]:
 
 def _summarize_one(path: str, options: dict[str, Any]) -> str:
     # Runs on a worker: the summary is JSON text (a few kB to a few MB), not the trace.
-    summary: str = stepscope.summarize(path, **options)
-    return summary
+    return str(stepscope.summarize(path, **options))
 
 
 def analyze_job(
@@ -116,4 +115,6 @@ def _map_and_merge(client: Any, files: list[str], options: dict[str, Any]) -> Jo
         summaries: list[str] = client.gather(futures)
     finally:
         client.cancel(futures)
-    return stepscope.merge(summaries)
+    # Wrapped again: merge() reads a plain str as a path, and the transport may hand a Summary
+    # back as a plain str.
+    return stepscope.merge([stepscope.Summary(summary) for summary in summaries])

@@ -8,7 +8,9 @@ the current directory, or a path to a ``.py`` file) returning ``(model, example_
 dict with ``model`` and ``example`` (also ``generate``, ``make_batch``, and any other keyword
 argument of :func:`stepscope.torch.inference_lab`, which the command-line options override).
 It prints the table and the reading; ``--json`` writes the result (``-`` for standard output,
-the table then going to standard error), ``--html`` a self-contained page.
+the table then going to standard error), ``--html`` a self-contained page. Both are checked
+before anything runs, and neither may name the model's file or a module it imports. Ctrl-C ends
+the lab with one line and exit status 130.
 """
 
 from __future__ import annotations
@@ -17,18 +19,51 @@ import argparse
 import importlib
 import importlib.util
 import os
-import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ._core import TraceError
+from ._output import check_outputs, write_file
 
-def _load(target: str) -> Any:
+# The exit status of a lab stopped by Ctrl-C: 128 + SIGINT.
+EXIT_INTERRUPTED = 130
+
+
+def _split(target: str) -> tuple[str, str]:
     module_name, colon, function_name = target.rpartition(":")
     if not colon or not module_name or not function_name:
         raise SystemExit(f"stepscope-lab: expected MODULE:FUNCTION, got {target!r}")
-    if module_name.endswith(".py") or os.sep in module_name:
+    return module_name, function_name
+
+
+def _is_file(module_name: str) -> bool:
+    return module_name.endswith(".py") or os.sep in module_name
+
+
+def _importable_from_cwd() -> None:
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
+def _source_file(target: str) -> str | None:
+    """The file MODULE:FUNCTION names, found without running it (a dotted module's parent
+    packages are imported); None when it cannot be found, which loading then reports."""
+    module_name, _ = _split(target)
+    if _is_file(module_name):
+        return module_name
+    _importable_from_cwd()
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None and spec.has_location else None
+
+
+def _load(target: str) -> Any:
+    module_name, function_name = _split(target)
+    if _is_file(module_name):
         path = Path(module_name)
         spec = importlib.util.spec_from_file_location(path.stem, path)
         if spec is None or spec.loader is None or not path.is_file():
@@ -37,8 +72,7 @@ def _load(target: str) -> Any:
         sys.modules[path.stem] = module
         spec.loader.exec_module(module)
     else:
-        if "" not in sys.path and os.getcwd() not in sys.path:
-            sys.path.insert(0, os.getcwd())
+        _importable_from_cwd()
         module = importlib.import_module(module_name)
     function = getattr(module, function_name, None)
     if not callable(function):
@@ -46,31 +80,35 @@ def _load(target: str) -> Any:
     return function()
 
 
-def _check_output(path: str, what: str) -> None:
-    """Refuse to write over anything but a regular file (a device, a FIFO, a folder)."""
-    if path == "-":
-        return
+def _module_files(names: Iterable[str]) -> list[str]:
+    files = (getattr(sys.modules.get(name), "__file__", None) for name in names)
+    return [file for file in files if isinstance(file, str)]
+
+
+def _check_outputs(outputs: list[tuple[str, str]], inputs: list[str]) -> None:
+    """Every output writable and none of the inputs, else exit before the lab runs."""
     try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISREG(mode):
-        raise SystemExit(f"stepscope-lab: {what} {path} exists and is not a regular file")
+        check_outputs(outputs, inputs, regular_only=True)
+    except TraceError as error:
+        raise SystemExit(f"stepscope-lab: {error}") from None
 
 
 def _inference(args: argparse.Namespace) -> int:
-    from ._output import write_file
-
+    named = (("--json", args.json), ("--html", args.html))
+    outputs = [(option, path) for option, path in named if path]
+    source = _source_file(args.target)
+    inputs = [source] if source else []
+    _check_outputs(outputs, inputs)
     try:
         from .torch import inference_lab
     except ImportError as error:
         raise SystemExit(f"stepscope-lab: {error}") from error
 
-    if args.json:
-        _check_output(args.json, "--json")
-    if args.html:
-        _check_output(args.html, "--html")
+    imported = set(sys.modules)
     loaded = _load(args.target)
+    # What the target imported, its own helpers among them, is known only once it has run.
+    inputs += _module_files(set(sys.modules) - imported)
+    _check_outputs(outputs, inputs)
     options: dict[str, Any]
     if isinstance(loaded, dict):
         options = dict(loaded)
@@ -102,6 +140,9 @@ def _inference(args: argparse.Namespace) -> int:
         options["sweep"] = False
     if args.compile_backend:
         options["compile_options"] = {"backend": args.compile_backend}
+    # The table printed below lists each warning; issued as Python warnings too, each would
+    # be printed twice.
+    options["warn"] = False
     result = inference_lab(model, example, **options)
     table = str(result)
     if args.json == "-":
@@ -110,10 +151,17 @@ def _inference(args: argparse.Namespace) -> int:
     else:
         print(table)
         if args.json:
-            result.to_json(args.json)
+            _write(args.json, result.to_json(), inputs)
     if args.html:
-        write_file(args.html, result.to_html())
+        _write(args.html, result.to_html(), inputs)
     return 0
+
+
+def _write(path: str, text: str, inputs: list[str]) -> None:
+    try:
+        write_file(path, text, inputs=inputs)
+    except TraceError as error:
+        raise SystemExit(f"stepscope-lab: {error}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,7 +197,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--compile-backend", help="torch.compile backend (default inductor; aot_eager is quick)"
     )
     args = parser.parse_args(argv)
-    return _inference(args)
+    try:
+        return _inference(args)
+    except KeyboardInterrupt:
+        # As a shell reports a command ended by SIGINT, and as `stepscope monitor` exits.
+        print("stepscope-lab: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

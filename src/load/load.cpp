@@ -214,18 +214,28 @@ void note_duplicate_ranks(const std::vector<std::int64_t>& ranks,
   }
 }
 
+namespace {
+
+// One wording for a path that is not there, whichever entry point was asked.
+std::optional<Error> missing(const std::string& path) {
+  std::error_code error_code;
+  if (path == "-" || fs::exists(path, error_code)) return std::nullopt;
+  Error error = make_error(ErrorKind::kIo, "no such file or folder");
+  error.file = path;
+  return error;
+}
+
+}  // namespace
+
 Result<Trace> load_trace_file(const std::string& path, const LoadOptions& options) {
+  if (auto error = missing(path)) return std::move(*error);
   return load_file_noting(path, options, nullptr);
 }
 
 Result<TraceSet> load_traces(const std::string& path, const LoadOptions& options) {
   std::error_code error_code;
   if (path != "-" && fs::is_directory(path, error_code)) return load_folder(path, options);
-  if (path != "-" && !fs::exists(path, error_code)) {
-    Error error = make_error(ErrorKind::kIo, "no such file or folder");
-    error.file = path;
-    return error;
-  }
+  if (auto error = missing(path)) return std::move(*error);
   TraceSet set;
   STEPSCOPE_ASSIGN_OR_RETURN(Trace trace, load_file_noting(path, options, &set.notes));
   if (options.rank && trace.rank != *options.rank) {

@@ -29,6 +29,7 @@ from ._results import (
     Stats,
     rows_to_pandas,
     timing_warnings,
+    warning_lines,
 )
 from ._timing import resolve_device, synchronize
 
@@ -122,6 +123,7 @@ class InferenceLabResult(ResultMixin):
     elapsed_s: float
     conditions: Conditions
     warnings: tuple[str, ...]
+    warnings_issued: bool = False  # also issued as MeasurementWarning (warn=True)
 
     def variant(self, name: str) -> InferenceVariant:
         for v in self.variants:
@@ -171,7 +173,7 @@ class InferenceLabResult(ResultMixin):
             lines.append(f"  {self.sweep.knee_note}; stopped: {self.sweep.stopped_because}")
         lines.append(f"peak memory: {self.peak_memory_kind}")
         lines.append(f"lab took {self.elapsed_s:.1f} s (budget {self.time_budget_s:.0f} s)")
-        lines += [f"warning: {w}" for w in self.warnings]
+        lines += [line.strip() for line in warning_lines(self.warnings, self.warnings_issued)]
         lines.append(self.reading)
         return "\n".join(lines)
 
@@ -961,7 +963,8 @@ def inference_lab(
     model) is a row with its reason, and the lab goes on; only the eval reference must run.
     `time_budget_s` bounds the lab: variants not started when it is spent are rows saying so.
     Warnings (wide spread, slow first iterations) are issued as `MeasurementWarning` unless
-    ``warn=False`` and kept in ``warnings``. `threads` sets ``torch.set_num_threads`` for the
+    ``warn=False`` and kept in ``warnings``; ``str(result)`` spells them out only when they were
+    not issued, so that each is shown once. `threads` sets ``torch.set_num_threads`` for the
     lab (put back afterwards): on a small shared CPU one thread gives steadier figures, as
     OpenMP workers otherwise wait for cores the neighbours hold.
     """
@@ -1188,4 +1191,5 @@ def _inference_lab(
         elapsed_s=budget.used(),
         conditions=Conditions.capture(where, dtype=torch.float32, batch_size=batch),
         warnings=tuple(problems),
+        warnings_issued=warn,
     )
