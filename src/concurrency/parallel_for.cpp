@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -15,7 +16,16 @@ void parallel_for(std::size_t tasks, unsigned workers,
   };
   const std::size_t helpers = std::min<std::size_t>(workers, tasks);
   std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < helpers; ++t) threads.emplace_back(drain);
+  threads.reserve(helpers);
+  for (std::size_t t = 1; t < helpers; ++t) {
+    try {
+      threads.emplace_back(drain);
+    } catch (const std::system_error&) {
+      // No more threads (a process or address-space limit): the ones running, and this one,
+      // share the work; fewer threads only take longer.
+      break;
+    }
+  }
   drain();
   for (std::thread& t : threads) t.join();
 }

@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -51,3 +55,26 @@ TEST(ParallelFor, TwoWorkersUseTwoThreadsAndOneWorkerOnlyTheCaller) {
 
 }  // namespace
 }  // namespace stepscope
+
+// Under an address-space limit that leaves room for a few thread stacks only, asking for 500
+// workers runs every task on the threads that could be made instead of aborting.
+TEST(ParallelForDeathTest, ThreadsThatCannotBeMadeAreDoneWithout) {
+  EXPECT_EXIT(
+      {
+        rlimit limit{};
+        getrlimit(RLIMIT_AS, &limit);
+        // Thread stacks are 8 MiB mappings: 64 MiB above what is mapped now fits a few.
+        std::size_t mapped = 0;
+        if (FILE* status = std::fopen("/proc/self/statm", "r")) {
+          unsigned long pages = 0;
+          if (std::fscanf(status, "%lu", &pages) == 1) mapped = pages * 4096UL;
+          std::fclose(status);
+        }
+        limit.rlim_cur = mapped + (64UL << 20);
+        setrlimit(RLIMIT_AS, &limit);
+        std::atomic<std::size_t> done{0};
+        stepscope::parallel_for(1000, 500, [&](std::size_t) { ++done; });
+        std::_Exit(done == 1000 ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
