@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,34 +29,17 @@ struct MergeArguments {
   bool no_report = false;
 };
 
-Result<std::vector<std::string>> read_summaries(const std::vector<std::string>& paths) {
-  std::vector<std::string> texts;
-  for (const std::string& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      Error error = make_error(ErrorKind::kIo, "cannot open the summary");
-      error.file = path;
-      return error;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    texts.push_back(text.str());
-  }
-  return texts;
-}
-
 int run_merge(const MergeArguments& a) {
-  if (Status s =
-          check_output_paths(a.summaries, {{"--json", a.json_output}, {"--html", a.html_output}});
+  Result<std::vector<std::string>> paths = job::summary_paths(a.summaries);
+  if (!paths) return fail(paths.error());
+  if (Status s = check_output_paths(*paths, {{"--json", a.json_output}, {"--html", a.html_output}});
       !s) {
     return fail(s.error());
   }
-  Result<std::vector<std::string>> texts = read_summaries(a.summaries);
-  if (!texts) return fail(texts.error());
   job::JobOptions options;
   options.run = a.run;
   options.link_peak_gb_per_s = a.link_gbps;
-  Result<job::JobAnalysis> merged = job::merge_summaries(*texts, a.summaries, options);
+  Result<job::JobAnalysis> merged = job::merge_summary_files(*paths, options);
   if (!merged) return fail(merged.error());
   if (!a.json_output.empty() && !write_output(a.json_output, job::render_job_json(*merged))) {
     return kExitBadInput;
@@ -77,7 +58,10 @@ void register_merge_command(CLI::App& app, int& exit_status) {
   auto a = std::make_shared<MergeArguments>();
   CLI::App* command = app.add_subcommand(
       "merge", "The job report from rank summaries written by `stepscope summarize`");
-  command->add_option("SUMMARY", a->summaries, "summary files, one per rank")->required();
+  command
+      ->add_option("SUMMARY", a->summaries,
+                   "files, folders of *.summary.json, @LIST or - (paths one per line)")
+      ->required();
   add_json_option(*command, a->json_output, "the job");
   command->add_option("--html", a->html_output, "write the job as an HTML page to FILE")
       ->type_name("FILE");
@@ -90,7 +74,8 @@ void register_merge_command(CLI::App& app, int& exit_status) {
   command->footer(
       "Examples:\n"
       "  stepscope merge summaries/*.summary.json\n"
-      "  stepscope merge summaries/*.summary.json --json job.json --html job.html -q");
+      "  stepscope merge summaries/ --json job.json --html job.html -q\n"
+      "  find /shared/job -name '*.summary.json' | stepscope merge -");
   command->callback([a, &exit_status] { exit_status = run_merge(*a); });
 }
 

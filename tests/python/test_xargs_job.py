@@ -129,3 +129,47 @@ def test_slurm_array_task_without_traces_fails_with_a_message(tmp_path: Path) ->
     )
     assert process.returncode == 2
     assert str(tmp_path) in process.stderr
+
+
+def test_merge_takes_a_folder_a_list_file_and_standard_input(job: Path, tmp_path: Path) -> None:
+    """More ranks than a command line holds: the same job from every way of naming summaries."""
+    summaries = tmp_path / "summaries"
+    summaries.mkdir()
+    for index, trace in enumerate(sorted((job / "traces").iterdir())):
+        out = summaries / f"rank{index}.summary.json"
+        subprocess.run(
+            [stepscope_command(), "summarize", str(trace), "-o", str(out)],
+            check=True,
+            capture_output=True,
+        )
+    (summaries / "notes.txt").write_text("not a summary\n", encoding="utf-8")
+    files = sorted(str(path) for path in summaries.glob("*.summary.json"))
+    listing = tmp_path / "list.txt"
+    listing.write_text("\n".join(files) + "\n\n", encoding="utf-8")
+    ways: dict[str, tuple[list[str], str | None]] = {
+        "files": (files, None),
+        "folder": ([str(summaries)], None),
+        "list": ([f"@{listing}"], None),
+        "stdin": (["-"], "\n".join(files) + "\n"),
+    }
+    jobs = {}
+    for way, (arguments, stdin) in ways.items():
+        out = tmp_path / f"{way}.json"
+        process = subprocess.run(
+            [stepscope_command(), "merge", *arguments, "--json", str(out), "-q"],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert process.returncode == 0, (way, process.stderr)
+        jobs[way] = json.loads(out.read_text(encoding="utf-8"))["job"]
+    assert all(found == jobs["files"] for found in jobs.values())
+    assert len(jobs["files"]["ranks"]) == 4
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = subprocess.run(
+        [stepscope_command(), "merge", str(empty)], capture_output=True, text=True, check=False
+    )
+    assert refused.returncode == 2
+    assert "no *.summary.json files" in refused.stderr

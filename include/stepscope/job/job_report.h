@@ -17,6 +17,18 @@ namespace stepscope::job {
 Result<std::string> summarize_file(const std::string& path, const AnalysisOptions& analysis,
                                    const LoadOptions& load = {});
 
+// Reads summary files one at a time (each parsed before the next is read, so memory holds
+// summaries, not their texts) and runs the job analysis. A file over 64 MiB is refused: a
+// summary is a few kilobytes.
+Result<JobAnalysis> merge_summary_files(const std::vector<std::string>& paths,
+                                        const JobOptions& options = {});
+
+// The summary files that `inputs` name, in order: a file is itself; a folder gives its
+// `*.summary.json` files, sorted by name; `@LIST` gives the paths in file LIST, one per line;
+// `-` gives the paths on standard input, one per line (for more ranks than a command line
+// holds).
+Result<std::vector<std::string>> summary_paths(const std::vector<std::string>& inputs);
+
 // Reads summary JSON texts (`names[i]` names texts[i] in errors) and runs the job analysis.
 Result<JobAnalysis> merge_summaries(const std::vector<std::string>& texts,
                                     const std::vector<std::string>& names,
