@@ -2,6 +2,8 @@
 // device rebasing, tail trimming.
 #include "stepscope/analysis/steps.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -76,6 +78,13 @@ std::vector<Step> host_steps(const Trace& trace, Mode mode, std::vector<std::str
                       " is nested in ProfilerStep#" + std::to_string(outermost.back().number) +
                       "; keeping the outer one");
       continue;
+    }
+    if (!outermost.empty() && step.host_start_ns < outermost.back().host_end_ns) {
+      notes.push_back(fmt::format(
+          "ProfilerStep#{} starts {:.1f} µs before ProfilerStep#{} ends (steps of one thread "
+          "follow each other): both are kept as recorded, so that time counts in both",
+          step.number, static_cast<double>(outermost.back().host_end_ns - step.host_start_ns) / 1e3,
+          outermost.back().number));
     }
     outermost.push_back(step);
   }

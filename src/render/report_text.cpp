@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "diagnosis/host_timeline.h"
+#include "render/dropped_data.h"
 #include "render/terminal/collective_bandwidth_text.h"
 #include "render/terminal/compute_efficiency_text.h"
 #include "render/terminal/critical_path_text.h"
@@ -75,15 +76,8 @@ std::string rank_header(const RankReport& rank, std::size_t width) {
 }
 
 std::string skipped_events(const Trace& trace) {
-  const ImportStats& s = trace.stats;
   std::string out;
-  if (s.invalid_complete_events > 0) {
-    out += fmt::format("  skipped {} complete events without ts/dur or with dur < 0\n",
-                       format_count(s.invalid_complete_events));
-  }
-  if (s.unmatched_begin_end > 0) {
-    out += fmt::format("  skipped {} unmatched B/E events\n", format_count(s.unmatched_begin_end));
-  }
+  for (const std::string& line : render::dropped_events(trace)) out += "  " + line + "\n";
   return out;
 }
 

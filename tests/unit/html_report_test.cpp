@@ -76,6 +76,21 @@ TEST(HtmlReport, NothingFromTheTraceReachesTheHtmlUnescaped) {
   EXPECT_EQ(count(html, "<link"), 0U);
 }
 
+TEST(HtmlReport, WhatTheImportDroppedIsSaidOnThePage) {
+  // An op with a negative duration (skipped) and a step that starts before the last one ends.
+  TraceFixture fixture;
+  fixture.step(1, 0, 100).step(2, 60, 100).op("aten::mm", 10, 20).op("aten::neg", 70, -5);
+  const std::string html = render_html(report_of(fixture), 10);
+  EXPECT_NE(html.find("skipped 1 complete events without ts/dur or with dur &lt; 0"),
+            std::string::npos);
+  EXPECT_NE(html.find("note: ProfilerStep#2 starts 40.0 µs before ProfilerStep#1 ends"),
+            std::string::npos);
+  // A whole trace says neither.
+  const std::string whole = render_html(report_of(hostile_trace()), 10);
+  EXPECT_EQ(whole.find("skipped"), std::string::npos);
+  EXPECT_EQ(whole.find("starts before"), std::string::npos);
+}
+
 TEST(HtmlReport, ChartsDrawOneBarPerStepAndTheMemoryCurve) {
   const Report report = report_of(hostile_trace());
   const std::string html = render_html(report, 10);

@@ -33,6 +33,17 @@ TEST(StepsRebase, ACallsLateWorkOnAnotherStreamStaysWithItsStep) {
   EXPECT_EQ(steps.steps[1].end_ns, 400'000);
 }
 
+TEST(StepsRebase, OverlappingHostStepsAreNoted) {
+  // Step 2 starts 40 µs before step 1 ends: kept as recorded, and said; touching steps are not.
+  const Trace trace = TraceFixture().step(1, 0, 100).step(2, 60, 100).step(3, 160, 100).load();
+  const StepsResult steps = find_steps(trace, {});
+  ASSERT_EQ(steps.steps.size(), 3U);
+  ASSERT_EQ(steps.notes.size(), 1U);
+  EXPECT_EQ(steps.notes[0],
+            "ProfilerStep#2 starts 40.0 µs before ProfilerStep#1 ends (steps of one thread follow "
+            "each other): both are kept as recorded, so that time counts in both");
+}
+
 TEST(StepsRebase, ACallOfSeveralActivitiesSpansThemAll) {
   // One call (a graph launch) owns three kernels on two streams; the step ends with the last.
   const Trace trace = TraceFixture()

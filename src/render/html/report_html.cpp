@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "diagnosis/host_timeline.h"
+#include "render/dropped_data.h"
 #include "render/gain_wording.h"
 #include "render/headroom_line.h"
 #include "render/html/html_escape.h"
@@ -413,10 +414,16 @@ void append_rank_section(std::string& out, const RankReport& rank, int top, bool
   out += fmt::format("<section class=\"rank\" id=\"rank-{}\"><h2>Rank {} · {}</h2>\n",
                      a.trace->rank, a.trace->rank, escape(a.trace->source_path));
   if (several) out += diagnosis_section(rank.diagnosis, top);
+  for (const std::string& line : render::dropped_events(*a.trace)) {
+    out += "<p class=\"note\">" + escape(line) + "</p>\n";
+  }
   render::html::append_timeline_section(out, a, rank.diagnosis, several);
   const bool gpu = !is_cpu_only(*a.trace);
   const WindowSteps window{a.steps.kept().size()};
   out += "<h3>Step time</h3>\n" + step_time_chart(a);
+  for (const std::string& note : a.steps.notes) {
+    out += "<p class=\"note\">note: " + escape(note) + "</p>\n";
+  }
   out += step_breakdown_chart(a.step_breakdown, gpu);
   out += phases_chart(a.phases);
   out += gpu_temporal_chart(a.gpu_temporal, window);
@@ -466,6 +473,9 @@ std::string render_html(const Report& report, int top) {
       "rank(s)</p></header>\n",
       escape(report.request.path), STEPSCOPE_VERSION,
       escape(to_string(report.request.analysis.mode)), report.input_files.size());
+  for (const std::string& note : report.traces.notes) {
+    html += "<p class=\"note\">note: " + escape(note) + "</p>\n";
+  }
   for (const SkippedFile& skipped : report.traces.skipped) {
     html += "<p class=\"note\">skipped: " + escape(skipped.reason) + "</p>\n";
   }
