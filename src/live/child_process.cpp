@@ -68,6 +68,10 @@ Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv) {
     ::close(report[0]);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(kExitCommandNotRunnable);  // the parent already died
+    // exec keeps an ignored disposition: started with SIGINT ignored (a script's background
+    // job), the child would drop the Ctrl-C stepscope passes on, and be killed after the grace
+    // period with nothing flushed.
+    for (const int sig : {SIGINT, SIGQUIT}) ::signal(sig, SIG_DFL);
     pthread_sigmask(SIG_SETMASK, &saved, nullptr);
     ::execvp(args[0], args.data());
     const int failed = errno;

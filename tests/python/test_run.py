@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -58,6 +59,33 @@ for step, (x, y) in enumerate(loader):
     loss.backward()
     optimizer.step()
 sys.exit(int(sys.argv[1]))
+"""
+
+# Trains until interrupted, printing each step once its optimizer step is done.
+ENDLESS_TRAIN = """
+import time
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Slow(Dataset):
+    def __len__(self):
+        return 1_000_000
+
+    def __getitem__(self, index):
+        time.sleep(0.01)
+        return torch.randn(16), torch.randn(1)
+
+
+model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+for step, (x, y) in enumerate(DataLoader(Slow(), batch_size=4)):
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print(f"step {step}", flush=True)
 """
 
 # No optimizer: the steps are the model's outermost forward calls.
@@ -251,6 +279,46 @@ def test_a_failure_inside_the_window_leaves_a_readable_partial_trace(tmp_path: P
     trace = read_trace(tmp_path / "out" / "rank0.pt.trace.json.gz")
     assert profiler_steps(trace) == ["ProfilerStep#0", "ProfilerStep#1"]
     assert "is partial (1 of 3 steps)" in result.stderr
+
+
+def test_ctrl_c_inside_the_window_leaves_a_partial_trace_and_the_diagnosis(
+    tmp_path: Path,
+) -> None:
+    script = write_script(tmp_path, ENDLESS_TRAIN)
+    out = tmp_path / "out"
+    command = [stepscope_command(), "run", "--out", str(out), "--skip", "1", "--steps", "1000"]
+    # Started the way a CI script's background job is: with SIGINT ignored, which the program
+    # inherits. The Ctrl-C that stepscope passes on must stop it all the same.
+    errors_file = tmp_path / "stderr.txt"
+    with open(errors_file, "w", encoding="utf-8") as errors_stream:
+        process = subprocess.Popen(
+            [*command, "--", sys.executable, str(script)],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=errors_stream,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )
+    try:
+        assert process.stdout is not None
+        # The window opens after step 0; once step 2 is printed, it holds a complete step.
+        for line in process.stdout:
+            if line.strip() == "step 2":
+                break
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=TIMEOUT_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    errors = errors_file.read_text(encoding="utf-8")
+    assert process.returncode == 130, errors
+    assert "KeyboardInterrupt" in errors, errors
+    steps = profiler_steps(read_trace(out / "rank0.pt.trace.json.gz"))
+    assert steps and steps[0] == "ProfilerStep#0", steps
+    assert "rank0.pt.trace.json.gz is partial" in errors, errors
+    assert "input_pipeline bound" in stdout, stdout
+    assert (out / "report.html").is_file()
 
 
 def test_processes_without_torch_and_disabled_runs_record_nothing(tmp_path: Path) -> None:

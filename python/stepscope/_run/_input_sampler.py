@@ -196,6 +196,18 @@ def _watch_window(out: Path, owner_pid: int, thread_ident: int) -> None:
         )
 
 
+def _process_running(pid: int) -> bool:
+    """False once the process has ended, zombie included (not yet reaped by its parent)."""
+    if not os.path.isdir("/proc/self"):
+        return True  # cannot tell without /proc: wait for its counts as long as allowed
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            state = stat.read().rpartition(")")[2].split()[:1]
+    except OSError:
+        return False
+    return state not in (["Z"], ["X"], ["x"])
+
+
 def _owner_alive(owner_pid: int) -> bool:
     return os.getppid() == owner_pid
 
@@ -238,7 +250,16 @@ class InputWindow:
         deadline = time.monotonic() + COLLECT_TIMEOUT_S
         for marker in started:
             result = marker.with_suffix(".samples")
-            while not result.exists() and time.monotonic() < deadline:
+            pid = marker.stem.rpartition("-")[2]
+            worker_pid = int(pid) if pid.isdigit() else -1
+            # A worker shut down inside the window (its DataLoader iterator freed, as when a
+            # Ctrl-C unwinds the training loop) never writes: waiting for it would only delay
+            # the process's exit.
+            while (
+                not result.exists()
+                and time.monotonic() < deadline
+                and (worker_pid < 0 or _process_running(worker_pid))
+            ):
                 time.sleep(0.01)
             # A worker that ended inside the window wrote nothing: its samples are lost.
             with contextlib.suppress(OSError, ValueError, KeyError, TypeError):

@@ -603,6 +603,21 @@ def install(settings: Settings) -> Recorder | None:
     return recorder
 
 
+def take_back_interrupts() -> None:
+    """Lets the Ctrl-C that ``stepscope run`` passes on stop this process.
+
+    A command started in the background by a non-interactive shell (``stepscope run ... &`` in a
+    CI script) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler. The
+    SIGINT that stepscope passes on would be dropped, and stepscope would kill the process after
+    its grace period, before the trace of the window is written. Only an ignored SIGINT inherited
+    at start-up is undone: a program that ignores SIGINT itself does so later, and keeps it.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def install_from_environment() -> Recorder | None:
     """The start-up hook's entry: installs the recorder when ``stepscope run`` asked for it."""
     try:
@@ -610,4 +625,7 @@ def install_from_environment() -> Recorder | None:
     except ValueError as error:
         _warn(f"bad setting, recording nothing: {error}")
         return None
-    return None if settings is None else install(settings)
+    if settings is None:
+        return None
+    take_back_interrupts()
+    return install(settings)
