@@ -91,6 +91,21 @@ TEST(HtmlReport, WhatTheImportDroppedIsSaidOnThePage) {
   EXPECT_EQ(whole.find("starts before"), std::string::npos);
 }
 
+TEST(HtmlReport, AHugeTopAndHugeNamesKeepThePageBounded) {
+  TraceFixture fixture;
+  fixture.step(1, 0, 100'000);
+  const std::string huge(5000, 'n');
+  fixture.op(huge, 1, 50);
+  for (int k = 0; k < 1500; ++k) fixture.op("op_" + std::to_string(k), 60 + k * 60.0, 50);
+  const std::string html = render_html(report_of(fixture), 100'000);
+  EXPECT_NE(html.find("The first 1000 ops of 150"), std::string::npos)
+      << html.substr(html.find("The first"), 80);
+  EXPECT_LE(count(html, "<tr><td>op_"), 1000U);
+  EXPECT_EQ(html.find(huge), std::string::npos);                            // never whole
+  EXPECT_NE(html.find(huge.substr(0, 512) + "\u2026"), std::string::npos);  // cut and marked
+  EXPECT_LE(count(html, "class=\"bar\""), 50U * 2);  // two bar charts at most
+}
+
 TEST(HtmlReport, ChartsDrawOneBarPerStepAndTheMemoryCurve) {
   const Report report = report_of(hostile_trace());
   const std::string html = render_html(report, 10);

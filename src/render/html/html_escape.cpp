@@ -38,4 +38,11 @@ std::string escape(std::string_view text) {
   return out;
 }
 
+std::string escape_name(std::string_view name) {
+  if (name.size() <= kMaxNameBytes) return escape(name);
+  std::size_t cut = kMaxNameBytes;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) --cut;
+  return escape(name.substr(0, cut)) + "\u2026";
+}
+
 }  // namespace stepscope::render::html

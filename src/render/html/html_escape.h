@@ -12,4 +12,9 @@ namespace stepscope::render::html {
 std::string escape(std::string_view text);
 void append_escaped(std::string& out, std::string_view text);
 
+// A name as tables and tooltips show it: whole up to kMaxNameBytes, else cut there (on a UTF-8
+// boundary) and marked `…`, so that a trace of huge names cannot grow a page without bound.
+inline constexpr std::size_t kMaxNameBytes = 512;
+std::string escape_name(std::string_view name);
+
 }  // namespace stepscope::render::html

@@ -27,6 +27,7 @@ namespace {
 using render::html::BarChart;
 using render::html::BusyStrips;
 using render::html::escape;
+using render::html::escape_name;
 using render::html::LineChart;
 using render::html::RankedBars;
 using render::html::Series;
@@ -228,6 +229,10 @@ std::string top_kernels_chart(const KernelBreakdownResult& k, int top, WindowSte
   return out;
 }
 
+// Rows a page's op table holds at most, whatever --top asks: the page stays under its size
+// bound with any trace.
+constexpr std::size_t kMaxRows = 1000;
+
 std::string operators_section(const OperatorsResult& ops, int top, WindowSteps window, bool gpu) {
   if (!ops.applicable || ops.rows.empty()) return {};
   const bool device = ops.attributed_device_ns > 0;
@@ -236,11 +241,12 @@ std::string operators_section(const OperatorsResult& ops, int top, WindowSteps w
       ops.scope ? window.total_over() : std::string("total over the whole trace");
   std::vector<std::pair<std::string, double>> bars;
   std::string rows;
-  for (std::size_t i = 0; i < ops.rows.size() && i < static_cast<std::size_t>(top); ++i) {
+  const std::size_t shown = std::min({ops.rows.size(), static_cast<std::size_t>(top), kMaxRows});
+  for (std::size_t i = 0; i < shown; ++i) {
     const OperatorRow& r = ops.rows[i];
     bars.emplace_back(r.name, ms(device ? r.self_device_ns : r.self_cpu_ns));
     rows += fmt::format("<tr><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>",
-                        escape(r.name), r.calls, r.calls, ms(r.self_cpu_ns),
+                        escape_name(r.name), r.calls, r.calls, ms(r.self_cpu_ns),
                         format_ms(ms(r.self_cpu_ns)));
     if (gpu) {
       rows += fmt::format("<td data-v=\"{}\">{}</td>", ms(r.self_device_ns),
@@ -255,6 +261,12 @@ std::string operators_section(const OperatorsResult& ops, int top, WindowSteps w
   out += "<table class=\"sortable\"><thead><tr><th>op</th><th>calls</th><th>self CPU</th>" +
          std::string(gpu ? "<th>self device</th>" : "") + "</tr></thead><tbody>\n" + rows +
          "</tbody></table>\n";
+  if (shown < std::min(ops.rows.size(), static_cast<std::size_t>(top))) {
+    out += fmt::format(
+        "<p class=\"note\">The first {} ops of {}: a page keeps its size bounded; the JSON "
+        "report (--json) lists every op.</p>\n",
+        shown, ops.rows.size());
+  }
   return out;
 }
 

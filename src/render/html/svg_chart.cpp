@@ -124,7 +124,18 @@ std::string draw(const BarChart& chart) {
   return out;
 }
 
-std::string draw(const RankedBars& chart) {
+std::string draw(const RankedBars& given) {
+  // A chart of more bars is not read; the table beside it lists the rows.
+  constexpr std::size_t kMaxBars = 50;
+  RankedBars bounded;
+  const RankedBars& chart = given.rows.size() <= kMaxBars ? given : bounded;
+  if (given.rows.size() > kMaxBars) {
+    bounded = RankedBars{given.id,
+                         given.title,
+                         {given.rows.begin(), given.rows.begin() + kMaxBars},
+                         given.unit,
+                         given.color};
+  }
   constexpr double kRow = 22;
   constexpr double kLabelWidth = 330;
   // Below the bars: the tick values, then the unit on a line of its own.
@@ -154,10 +165,10 @@ std::string draw(const RankedBars& chart) {
         "</text><rect class=\"bar\" x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" "
         "fill=\"{}\"><title>{}: {} {}</title></rect>"
         "<text class=\"value\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
-        kLabelWidth - 6, y + 15, escape(name),
+        kLabelWidth - 6, y + 15, escape_name(name),
         escape(render::shorten_name(name, kMaxLabelCharacters)), kLabelWidth, y + 3,
         std::max(0.5, plot * std::max(0.0, value) / top), kRow - 6, escape(chart.color),
-        escape(name), number(value), escape(chart.unit),
+        escape_name(name), number(value), escape(chart.unit),
         kLabelWidth + plot * std::max(0.0, value) / top + 4, y + 15, number(value));
   }
   out += "</svg>\n";
