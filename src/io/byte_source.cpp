@@ -1,5 +1,6 @@
 #include "io/byte_source.h"
 
+#include "io/input_open.h"
 #include "io/mapped_file.h"
 
 #include <fcntl.h>
@@ -24,8 +25,6 @@
 namespace stepscope::io {
 
 namespace {
-
-constexpr int kFifoWaitMilliseconds = 60'000;
 
 // A file opened for reading, with the bytes already taken from it to sniff its format kept in
 // front: a pipe or FIFO cannot be rewound, so those bytes are handed out again here.
@@ -346,36 +345,9 @@ class MemorySource final : public ByteSource {
 }  // namespace
 
 Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path) {
-  // "-" is standard input. Anything else opens without blocking, so that a FIFO with no writer
-  // does not hang in open(); blocking reads are restored once open.
-  int fd = -1;
-  if (path == "-") {
-    fd = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
-  } else {
-    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  }
-  if (fd < 0)
-    return make_error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
-  auto owned = std::make_unique<RawFile>(fd, std::string());
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    return make_error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
-  }
-  if (S_ISDIR(info.st_mode)) return make_error(ErrorKind::kIo, "cannot open: it is a folder");
-  if (S_ISFIFO(info.st_mode) && path != "-") {
-    // A FIFO nobody writes to yet: wait a bounded time for its first bytes, not for ever.
-    pollfd wait_for{fd, POLLIN, 0};
-    int ready = 0;
-    do {
-      ready = ::poll(&wait_for, 1, kFifoWaitMilliseconds);
-    } while (ready < 0 && errno == EINTR);
-    if (ready == 0) {
-      return make_error(ErrorKind::kIo, "nothing wrote to this FIFO within " +
-                                            std::to_string(kFifoWaitMilliseconds / 1000) + " s");
-    }
-  }
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  STEPSCOPE_ASSIGN_OR_RETURN(const OpenedInput opened, open_input(path));
+  auto owned = std::make_unique<RawFile>(opened.fd, std::string());
+  const struct stat& info = opened.info;
   const std::uint64_t size =
       S_ISREG(info.st_mode) ? static_cast<std::uint64_t>(std::max<off_t>(info.st_size, 0)) : 0;
   // Sniff the gzip magic, keeping the bytes: a pipe cannot give them again.
