@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -24,6 +25,23 @@ void write_output(const std::vector<std::string>& inputs, const std::string& pat
 
 void bind_output(nb::module_& m) {
   using namespace nb::literals;
+  m.def(
+      "check_outputs",
+      [](const std::vector<std::string>& inputs,
+         const std::vector<std::pair<std::string, std::string>>& outputs) {
+        std::vector<stepscope::OutputPath> paths;
+        paths.reserve(outputs.size());
+        for (const auto& [option, path] : outputs) paths.push_back({option, path});
+        nb::gil_scoped_release release;
+        stepscope_python::ok_or_raise(stepscope::check_output_paths(inputs, paths));
+        for (const stepscope::OutputPath& output : paths) {
+          stepscope_python::ok_or_raise(stepscope::probe_output_path(output.path));
+        }
+      },
+      "inputs"_a, "outputs"_a,
+      "The command line's checks before any work: no output is an input or shares a file with "
+      "another, and each can be written (a temporary is created beside it and removed). Raises "
+      "a TraceError subclass naming the output.");
   m.def(
       "write_file",
       [](const std::string& path, const std::string& content,
