@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstdlib>
 
 namespace stepscope::job {
 
@@ -17,9 +16,11 @@ constexpr std::int64_t kMaxTimeNs = std::int64_t{1} << 62;
 
 std::optional<std::string> time_range(std::string_view where, std::int64_t start,
                                       std::int64_t end) {
-  if (std::llabs(start) >= kMaxTimeNs || std::llabs(end) >= kMaxTimeNs) {
+  // Compared, not negated: the absolute value of the smallest int64 does not exist.
+  const auto beyond = [](std::int64_t t) { return t <= -kMaxTimeNs || t >= kMaxTimeNs; };
+  if (beyond(start) || beyond(end)) {
     return fmt::format("{}: time {} ns is beyond any profiler's clock", where,
-                       std::llabs(start) >= kMaxTimeNs ? start : end);
+                       beyond(start) ? start : end);
   }
   if (end < start)
     return fmt::format("{} ends ({} ns) before it starts ({} ns)", where, end, start);

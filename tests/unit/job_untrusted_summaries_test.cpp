@@ -62,6 +62,8 @@ TEST(UntrustedSummaries, ImpossibleValuesAreRefusedNamingTheField) {
   EXPECT_NE(refusal([](S& s) { s.rank = 5; }).find("outside a world of 2"), std::string::npos);
   EXPECT_NE(refusal([](S& s) { s.world_size = 0; }).find("world_size"), std::string::npos);
   EXPECT_NE(refusal([](S& s) { s.trace_end_ns = INT64_MAX; }).find("beyond"), std::string::npos);
+  EXPECT_NE(refusal([](S& s) { s.steps[0].start_ns = INT64_MIN; }).find("beyond"),
+            std::string::npos);
   EXPECT_NE(refusal([](S& s) {
               s.findings.push_back({"x", "t", "high", "b", "p", 1, -0.5, "f"});
             }).find("finding x"),
