@@ -1,4 +1,4 @@
-"""The shell recipes of README "Many ranks on a cluster": `xargs -P` and the Slurm job array.
+"""The shell recipes of docs/many-ranks.md: `xargs -P` and the Slurm job array.
 
 Both map `stepscope summarize` over a generated job's traces and reduce with `stepscope merge`;
 the merged `job` object must be exactly what `stepscope analyze FOLDER` gives. There is no Slurm
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from job_support import REPO, analyze_job_object, make_job, stepscope_command
 
-# Exactly as in README.md (checked below), run from the folder that holds traces/.
+# Exactly as in docs/many-ranks.md (checked below), run from the folder that holds traces/.
 XARGS_RECIPE = """\
 mkdir -p summaries
 find traces -maxdepth 1 -type f \\( -name '*.json' -o -name '*.json.gz' \\) -print0 |
@@ -52,9 +52,9 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_readme_shows_the_tested_recipe() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert XARGS_RECIPE in readme
+def test_docs_show_the_tested_recipe() -> None:
+    page = (REPO / "docs" / "many-ranks.md").read_text(encoding="utf-8")
+    assert XARGS_RECIPE in page
 
 
 def test_xargs_recipe_merge_equals_analyze_folder(job: Path) -> None:
