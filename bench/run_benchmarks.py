@@ -33,6 +33,8 @@ Usage (from the repository root):
   python3 bench/run_benchmarks.py --hta-large          # and HTA on the 1 GB .json.gz (minutes)
   python3 bench/run_benchmarks.py --rss-size-mb 4096   # peak RSS on a 4 GB trace, as the issue
   python3 bench/run_benchmarks.py --ci                 # 100 MB trace, one run each (CI)
+  python3 bench/run_benchmarks.py --rss-size-mb 4096 --hta-large --repeat 7 --write-readme
+                                                       # and the table into README.md
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -71,6 +74,10 @@ SHARED = find_shared()
 CONTROL = SHARED / "trace_diff" / "control" / "control.json.gz"
 # A trace of the repository, used when ../shared/traces is absent (a bare CI machine).
 FALLBACK_CONTROL = REPO / "tests" / "data" / "h100" / "fp32_gemm.pt.trace.json.gz"
+README = REPO / "README.md"
+# --write-readme replaces what lies between these two lines of the README, and nothing else.
+TABLE_START = "<!-- benchmark-table:start -->"
+TABLE_END = "<!-- benchmark-table:end -->"
 # Issue 16's targets against the baselines, each stated once.
 GZIP_TARGET = 0.8  # at most this many times `gzip -dc`'s time
 HTA_CONTROL_TARGET = 50  # at least this many times faster than HTA on control
@@ -216,7 +223,7 @@ def verdict(row: Row) -> str:
 
 
 def format_rows(rows: Sequence[Row]) -> list[str]:
-    """The rows as a Markdown table (printed, and pasted into the README as it is)."""
+    """The rows as a Markdown table (printed, and put into the README by --write-readme)."""
     lines = [
         "| figure | stepscope | baseline | ratio | target | verdict |",
         "|---|---|---|---|---|---|",
@@ -312,6 +319,54 @@ def describe_machine(
 def format_header(machine: dict[str, str]) -> list[str]:
     width = max(len(key) for key in machine)
     return [f"{key + ':':{width + 1}} {value}" for key, value in machine.items()]
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The command as the README shows it: the run's own options, --write-readme left out."""
+    shown: list[str] = []
+    skip_next = False
+    for index, token in enumerate(argv):
+        if skip_next:
+            skip_next = False
+            continue
+        if token.startswith("--write-readme"):
+            following = argv[index + 1] if index + 1 < len(argv) else "-"
+            skip_next = token == "--write-readme" and not following.startswith("-")
+            continue
+        shown.append(token)
+    return shlex.join(["python3", "bench/run_benchmarks.py", *shown])
+
+
+def readme_block(
+    machine: dict[str, str], command: str, rows: Sequence[Row], notes: Sequence[str] = ()
+) -> str:
+    """The README's benchmark block: one sentence on the run and the machine, then the table."""
+    header = (
+        f"**Latest full run: {machine['date']}, commit `{machine['commit']}`** "
+        f"({machine['cpu']}; cores: {machine['cores']}; memory: {machine['memory']}; "
+        f"{machine['kernel']}; load average {machine['load average at start']} at the start "
+        f"and {machine.get('load average at end', 'unknown')} at the end), `{command}` "
+        f"({machine['run']}), written by the run itself:"
+    )
+    lines = [header, ""]
+    if notes:
+        lines += [f"Note: {note}" for note in notes] + [""]
+    return "\n".join(lines + format_rows(rows))
+
+
+def splice_readme(text: str, block: str) -> str:
+    """`text` with what lies between the two markers replaced by `block`; the rest unchanged.
+    A text without exactly one pair of markers, in order, is refused (ValueError)."""
+    starts, ends = text.count(TABLE_START), text.count(TABLE_END)
+    if starts != 1 or ends != 1:
+        raise ValueError(
+            f"expected one {TABLE_START} and one {TABLE_END} line, found {starts} and {ends}"
+        )
+    start = text.index(TABLE_START) + len(TABLE_START)
+    end = text.index(TABLE_END)
+    if end < start:
+        raise ValueError(f"{TABLE_END} comes before {TABLE_START}")
+    return text[:start] + "\n\n" + block.strip("\n") + "\n" + text[end:]
 
 
 def is_executable_binary(path: Path) -> bool:
@@ -1113,18 +1168,26 @@ def git_commit() -> str:
     return commit + (" (with local changes)" if git("status", "--porcelain", "-uno") else "")
 
 
-def write_json(path: Path, document: dict[str, Any]) -> None:
-    """Atomically: a temp file next to `path`, then a rename."""
+def write_text_atomically(path: Path, text: str) -> None:
+    """A temp file next to `path`, then a rename: a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w") as out:
-            json.dump(document, out, indent=2)
-            out.write("\n")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    write_text_atomically(path, json.dumps(document, indent=2) + "\n")
+
+
+def write_readme(path: Path, block: str) -> None:
+    """Puts `block` between the README's markers (ValueError when they are not there)."""
+    write_text_atomically(path, splice_readme(path.read_text(encoding="utf-8"), block))
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -1169,7 +1232,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--ci", action="store_true", help="small: a 100 MiB trace, one run per timing, no HTA on it"
     )
+    parser.add_argument(
+        "--write-readme",
+        nargs="?",
+        type=Path,
+        const=README,
+        metavar="README",
+        help=f"put the header and table between the {TABLE_START} and {TABLE_END} lines of "
+        "README (default: the repository's README.md); a full run only",
+    )
     args = parser.parse_args(argv)
+    if args.ci and args.write_readme:
+        parser.error("--write-readme records a full run, not --ci")
     if args.ci:
         args.size_mb = 100 if args.size_mb == 1024 else args.size_mb
         args.repeat = 1
@@ -1178,7 +1252,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
+    if args.write_readme:
+        try:  # before an hour of runs, not after
+            splice_readme(args.write_readme.read_text(encoding="utf-8"), "")
+        except (OSError, ValueError) as error:
+            print(f"--write-readme {args.write_readme}: {error}", file=sys.stderr)
+            return 2
     notes: list[str] = []
     control = args.control
     if not control.exists():
@@ -1228,8 +1309,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(format_rows(rows)))
     end_load = format_load(load_average())
     print(f"\nload average at end: {end_load}")
+    machine["load average at end"] = end_load
+    if args.write_readme:
+        write_readme(args.write_readme, readme_block(machine, command_line(argv), rows, notes))
+        print(f"wrote the table into {args.write_readme}")
     if args.json:
-        machine["load average at end"] = end_load
         write_json(
             args.json, {"machine": machine, "notes": notes, "rows": [asdict(row) for row in rows]}
         )

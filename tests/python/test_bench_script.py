@@ -254,3 +254,99 @@ def test_distinct_names_trace_differs_only_in_names(bench: ModuleType) -> None:
         for o in ops
     )
     assert [(e["ts"], e["dur"]) for e in many] == [(e["ts"], e["dur"]) for e in few]
+
+
+README_TEXT = """# project
+
+Text before.
+
+<!-- benchmark-table:start -->
+
+**Latest full run: an old one**
+
+| figure | stepscope |
+|---|---|
+| old | 1 s |
+<!-- benchmark-table:end -->
+
+Text after, kept as it is.
+"""
+
+
+def test_splice_readme_replaces_only_the_block(bench: ModuleType) -> None:
+    spliced = bench.splice_readme(README_TEXT, "**new header**\n\n| figure |\n|---|\n| new |\n")
+    before, rest = spliced.split(bench.TABLE_START)
+    inside, after = rest.split(bench.TABLE_END)
+    assert before == README_TEXT.split(bench.TABLE_START)[0]
+    assert after == README_TEXT.split(bench.TABLE_END)[1]
+    assert inside == "\n\n**new header**\n\n| figure |\n|---|\n| new |\n"
+    assert "old" not in spliced
+    # Splicing again with the same block changes nothing: the markers stay, one of each.
+    assert bench.splice_readme(spliced, "**new header**\n\n| figure |\n|---|\n| new |") == spliced
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# a README without the markers\n",
+        "<!-- benchmark-table:start -->\nno end\n",
+        "<!-- benchmark-table:end -->\n<!-- benchmark-table:start -->\n",
+        README_TEXT + "<!-- benchmark-table:start -->\n",
+    ],
+    ids=["none", "no end", "out of order", "two starts"],
+)
+def test_splice_readme_refuses_a_readme_without_one_pair_of_markers(
+    bench: ModuleType, text: str
+) -> None:
+    with pytest.raises(ValueError):
+        bench.splice_readme(text, "| table |")
+
+
+def test_write_readme_writes_through_a_temporary_file(bench: ModuleType, tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(README_TEXT, encoding="utf-8")
+    bench.write_readme(readme, "| new |")
+    assert "| new |" in readme.read_text(encoding="utf-8")
+    assert [p.name for p in tmp_path.iterdir()] == ["README.md"]
+    plain = tmp_path / "plain.md"
+    plain.write_text("no markers\n", encoding="utf-8")
+    with pytest.raises(ValueError):
+        bench.write_readme(plain, "| new |")
+    assert plain.read_text(encoding="utf-8") == "no markers\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "plain.md"]
+
+
+def test_readme_block_names_the_run_and_the_machine(bench: ModuleType) -> None:
+    machine = {
+        "cpu": "AMD EPYC",
+        "cores": "2 (2 usable by this process)",
+        "memory": "23.5 GiB",
+        "kernel": "Linux 6.18 x86_64",
+        "commit": "5b428d0",
+        "date": "2026-11-29 20:08:00 UTC",
+        "load average at start": "0.93 0.50 0.40 (1, 5, 15 min)",
+        "load average at end": "1.27 0.90 0.60 (1, 5, 15 min)",
+        "run": "full: generated trace 1024 MiB",
+    }
+    row = bench.target_row("x", 2.0, "s", ratio=2.0, op=">=", threshold=1.8)
+    command = bench.command_line(["--repeat", "7", "--write-readme", "--hta-large"])
+    assert command == "python3 bench/run_benchmarks.py --repeat 7 --hta-large"
+    assert bench.command_line(["--write-readme", "R.md", "--ci"]).endswith("py --ci")
+    block = bench.readme_block(machine, command, [row])
+    header, blank, *table = block.split("\n")
+    assert header.startswith("**Latest full run: 2026-11-29 20:08:00 UTC, commit `5b428d0`**")
+    assert "AMD EPYC" in header and "0.93" in header and "1.27" in header
+    assert "`python3 bench/run_benchmarks.py --repeat 7 --hta-large`" in header
+    assert blank == "" and table == bench.format_rows([row])
+
+
+def test_write_readme_is_a_full_run_option(bench: ModuleType) -> None:
+    assert bench.parse_args(["--write-readme"]).write_readme == bench.README
+    assert bench.parse_args([]).write_readme is None
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--ci", "--write-readme"])
+
+
+def test_the_readme_has_the_markers(bench: ModuleType) -> None:
+    text = bench.README.read_text(encoding="utf-8")
+    assert bench.splice_readme(text, "| x |").count("| x |") == 1
