@@ -11,6 +11,9 @@ namespace stepscope::job::detail {
 // Median of a sample (mean of the two middle values); 0 for an empty one.
 double median(std::vector<double> values);
 std::int64_t median_ns(std::vector<std::int64_t> values);
+// The median of `sorted` (ascending) with one occurrence of `value` (one of its values) left
+// out: the other ranks' median, computed for every rank from one sort. 0 when nothing is left.
+std::int64_t median_without(const std::vector<std::int64_t>& sorted, std::int64_t value);
 
 // Collectives keyed by (process group, order in the group); only those seen on two ranks or
 // more. Times are each rank's own clock; `align` moves them to the reference clock.
@@ -26,14 +29,19 @@ std::vector<ClockOffset> estimate_clock_offsets(const std::vector<RankSummary>& 
 // Moves times to the reference clock and fills arrivals, last arrival, lateness and transfer.
 void align(std::vector<MatchedCollective>& matched, const std::vector<ClockOffset>& offsets);
 
-// Per-rank figures per step: wait, exposed communication after waiting is removed.
+// Per-rank figures per step: wait, exposed communication after waiting is removed; and how late
+// the rank arrives against the others. A rank's lateness at a collective is its arrival minus the
+// median arrival of the other ranks there: the median rank's arrival, and with two ranks the
+// other rank's (the whole gap, which is what the other waits).
 struct RankWaits {
   std::int64_t rank = 0;
   double steps = 1;
-  double wait_ns = 0;     // per step
-  double exposed_ns = 0;  // per step
-  double last_count = 0;  // collectives at which it arrived last (by a margin)
-  double late_ns = 0;     // Σ lateness where it arrived last
+  double wait_ns = 0;                     // per step
+  double exposed_ns = 0;                  // per step
+  double last_count = 0;                  // collectives at which it arrived last (by a margin)
+  std::vector<std::int64_t> lateness_ns;  // per matched collective it has, in matched order
+  double late_count = 0;  // matched collectives at which it is late by the margin or more
+  double late_ns = 0;     // Σ those lateness values inside the steps the per-step figures count
 };
 std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
                                   const std::vector<MatchedCollective>& matched,

@@ -1,6 +1,7 @@
 // Waiting and exposed communication per rank, after the clocks are aligned: a rank waits from
 // its arrival to the last rank's; only what follows (the transfer) is communication, and only
-// the part of it that no other work overlapped is exposed.
+// the part of it that no other work overlapped is exposed. And each rank's lateness at each
+// collective, against the other ranks' median arrival, for the stragglers.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -9,6 +10,17 @@
 #include "job/job_internal.h"
 
 namespace stepscope::job::detail {
+
+std::int64_t median_without(const std::vector<std::int64_t>& sorted, std::int64_t value) {
+  if (sorted.size() < 2) return 0;
+  const auto skipped = static_cast<std::size_t>(
+      std::lower_bound(sorted.begin(), sorted.end(), value) - sorted.begin());
+  auto other = [&sorted, skipped](std::size_t k) { return sorted[k < skipped ? k : k + 1]; };
+  const std::size_t n = sorted.size() - 1;
+  if (n % 2 == 1) return other(n / 2);
+  const std::int64_t low = other(n / 2 - 1);
+  return low + (other(n / 2) - low) / 2;  // as median_ns: no overflow, rounds toward the lower
+}
 
 std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
                                   const std::vector<MatchedCollective>& matched,
@@ -27,11 +39,20 @@ std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
     return step >= 0 || ranks[index.at(rank)].steps.empty();
   };
   std::set<std::tuple<std::int64_t, std::string, std::int64_t>> seen;
+  std::vector<std::int64_t> sorted_arrivals;
   for (const MatchedCollective& m : matched) {
+    sorted_arrivals = m.arrival_ns;
+    std::sort(sorted_arrivals.begin(), sorted_arrivals.end());
     for (std::size_t i = 0; i < m.ranks.size(); ++i) {
       seen.insert({m.ranks[i], m.group, m.order});
-      if (!counts(m.ranks[i], m.step[i])) continue;
       RankWaits& w = out[index.at(m.ranks[i])];
+      const std::int64_t lateness =
+          m.arrival_ns[i] - median_without(sorted_arrivals, m.arrival_ns[i]);
+      w.lateness_ns.push_back(lateness);
+      const bool late = lateness >= min_lateness_ns;
+      if (late) w.late_count += 1;
+      if (!counts(m.ranks[i], m.step[i])) continue;
+      if (late) w.late_ns += static_cast<double>(lateness);
       w.wait_ns += static_cast<double>(m.wait_ns(i));
       const std::int64_t duration = m.end_ns[i] - m.arrival_ns[i];
       const std::int64_t transfer =
@@ -41,11 +62,7 @@ std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
                        : 0.0;
       w.exposed_ns += static_cast<double>(transfer) * std::max(0.0, 1.0 - covered);
     }
-    if (m.lateness_ns >= min_lateness_ns) {
-      const std::size_t last = index.at(m.last_rank);
-      out[last].last_count += 1;
-      out[last].late_ns += static_cast<double>(m.lateness_ns);
-    }
+    if (m.lateness_ns >= min_lateness_ns) out[index.at(m.last_rank)].last_count += 1;
   }
   // A collective seen on one rank only: no waiting can be told apart, all of it counts.
   for (const RankSummary& r : ranks) {
