@@ -24,6 +24,8 @@ struct WhatIfArguments {
   bool no_syncs = false;
   std::optional<double> launch_us;
   std::vector<std::string> ops;
+  std::vector<std::string> kernels;
+  bool tensor_cores = false;
   int top = 10;
   std::size_t width = 0;  // --width; 0: ask the terminal
   std::string json_output;
@@ -40,9 +42,16 @@ Result<WhatIfChange> change_of(const WhatIfArguments& a) {
     if (!op) return op.error();
     change.ops.push_back(std::move(op).value());
   }
+  for (const std::string& text : a.kernels) {
+    Result<KernelSpeedup> kernel = parse_kernel_speedup(text);
+    if (!kernel) return kernel.error();
+    change.kernels.push_back(*kernel);
+  }
+  change.tensor_cores = a.tensor_cores;
   if (change.empty()) {
     return make_error(ErrorKind::kBadOption,
-                      "nothing to change: give --loader, --no-syncs, --launch-us or --op");
+                      "nothing to change: give --loader, --no-syncs, --launch-us, --op, --kernels "
+                      "or --tensor-cores");
   }
   return change;
 }
@@ -91,6 +100,12 @@ void register_whatif_command(CLI::App& app, int& exit_status) {
       ->add_option("--op", a->ops,
                    "an op N times faster, host time and the GPU work it owns (repeatable)")
       ->type_name("OP=Nx");
+  command
+      ->add_option("--kernels", a->kernels,
+                   "a kernel group N times faster: fp32-matmul or communication (repeatable)")
+      ->type_name("GROUP=Nx");
+  command->add_flag("--tensor-cores", a->tensor_cores,
+                    "fp32 matmuls on tensor cores at the GPU's bf16 peak, autocast's casts added");
   add_top_option(*command, a->top);
   add_width_option(*command, a->width);
   add_json_option(*command, a->json_output, "the prediction and both paths");
@@ -99,7 +114,9 @@ void register_whatif_command(CLI::App& app, int& exit_status) {
       "Examples:\n"
       "  stepscope whatif trace.json.gz --loader 0\n"
       "  stepscope whatif trace.json.gz --no-syncs --launch-us 2\n"
-      "  stepscope whatif trace.json.gz --op aten::mm=2x --json whatif.json");
+      "  stepscope whatif trace.json.gz --op aten::mm=2x --json whatif.json\n"
+      "  stepscope whatif trace.json.gz --tensor-cores\n"
+      "  stepscope whatif trace.json.gz --kernels communication=2x");
   command->callback([a, &exit_status] { exit_status = run_whatif(*a); });
 }
 

@@ -59,7 +59,9 @@ std::string NativeReport::to_html(std::optional<int> top) const {
 
 std::string NativeReport::what_if_json(std::optional<double> loader_left, bool no_syncs,
                                        std::optional<double> launch_us,
-                                       const std::vector<std::string>& ops) const {
+                                       const std::vector<std::string>& ops,
+                                       const std::vector<std::string>& kernels,
+                                       bool tensor_cores) const {
   stepscope::WhatIfChange change;
   if (loader_left) {
     if (*loader_left < 0 || *loader_left > 1) raise_bad_option("loader must be between 0 and 1");
@@ -73,8 +75,15 @@ std::string NativeReport::what_if_json(std::optional<double> loader_left, bool n
   for (const std::string& op : ops) {
     change.ops.push_back(value_or_raise(stepscope::parse_op_speedup(op)));
   }
-  if (change.empty())
-    raise_bad_option("nothing to change: give loader, no_syncs, launch_us or ops");
+  for (const std::string& kernel : kernels) {
+    change.kernels.push_back(value_or_raise(stepscope::parse_kernel_speedup(kernel)));
+  }
+  change.tensor_cores = tensor_cores;
+  if (change.empty()) {
+    raise_bad_option(
+        "nothing to change: give loader, no_syncs, launch_us, ops, kernels or "
+        "tensor_cores");
+  }
   stepscope::Result<stepscope::WhatIfResult> result = [&] {
     nb::gil_scoped_release release;
     return stepscope::report_what_if(*report_, change, top_);
@@ -151,6 +160,7 @@ void bind_native_report(nb::module_& m) {
            "order.")
       .def("what_if_json", &NativeReport::what_if_json, "loader"_a = nb::none(),
            "no_syncs"_a = false, "launch_us"_a = nb::none(), "ops"_a = std::vector<std::string>{},
+           "kernels"_a = std::vector<std::string>{}, "tensor_cores"_a = false,
            "The first rank's kept steps re-timed under a change (`stepscope whatif`), as JSON.")
       .def("annotate", &NativeReport::annotate, "out_path"_a,
            "Write the trace with the findings as markers (gzip when out_path ends in .gz), as "

@@ -32,7 +32,9 @@ class NativeReport {
   // `stepscope whatif`: the first rank's kept steps re-timed under a change, as JSON.
   [[nodiscard]] std::string what_if_json(std::optional<double> loader_left, bool no_syncs,
                                          std::optional<double> launch_us,
-                                         const std::vector<std::string>& ops) const;
+                                         const std::vector<std::string>& ops,
+                                         const std::vector<std::string>& kernels,
+                                         bool tensor_cores) const;
   // `stepscope analyze TRACE --annotate OUT`: the trace with the findings as markers.
   void annotate(const std::string& out_path) const;
   [[nodiscard]] const std::string& input_path() const;

@@ -238,6 +238,8 @@ class Report:
         no_syncs: bool = False,
         launch_us: float | None = None,
         ops: Mapping[str, float] | None = None,
+        kernels: Mapping[str, float] | None = None,
+        tensor_cores: bool = False,
     ) -> dict[str, Any]:
         """The first rank's kept steps re-timed under a change, as ``stepscope whatif`` does:
         the step predicted and the critical path before and after (the JSON keys of
@@ -248,14 +250,26 @@ class Report:
             no_syncs: blocking calls (synchronize, ``.item()``) stop waiting for the GPU.
             launch_us: each launch call costs at most this many µs (CUDA graphs: about 2).
             ops: op name to how many times faster, e.g. ``{"aten::mm": 2.0}``.
+            kernels: kernel group (``fp32-matmul`` or ``communication``) to how many times
+                faster, e.g. ``{"communication": 2.0}``.
+            tensor_cores: fp32 matmul kernels on tensor cores at the GPU's half-precision peak,
+                with the casts autocast adds.
 
         Raises:
             BadOptionError: nothing to change, a value out of range, or a folder of ranks.
         """
         native = self._require_native("what_if()")
         op_texts = [f"{name}={factor}x" for name, factor in (ops or {}).items()]
+        kernel_texts = [f"{group}={factor}x" for group, factor in (kernels or {}).items()]
         result: dict[str, Any] = json.loads(
-            native.what_if_json(loader=loader, no_syncs=no_syncs, launch_us=launch_us, ops=op_texts)
+            native.what_if_json(
+                loader=loader,
+                no_syncs=no_syncs,
+                launch_us=launch_us,
+                ops=op_texts,
+                kernels=kernel_texts,
+                tensor_cores=tensor_cores,
+            )
         )
         return result
 

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "analysis/name_test.h"
+#include "analysis/tensor_core_change.h"
 #include "stepscope/analysis/kernel_class.h"
 #include "stepscope/intervals.h"
 
@@ -29,14 +32,42 @@ namespace {
 // device work they own.
 class Speedups {
  public:
-  Speedups(const Trace& trace, const StepModels& models, const std::vector<OpSpeedup>& ops)
-      : trace_(trace) {
+  Speedups(const Trace& trace, const StepModels& models, const WhatIfChange& change)
+      : trace_(trace), kernels_(change.kernels), classify_(trace), fp32_matmul_(trace) {
+    if (change.tensor_cores) tensor_cores_.emplace(trace);
+    add_ops(models, change.ops);
+  }
+
+  // Host time in [from, to) the faster ops would save.
+  [[nodiscard]] std::int64_t host_saving(std::int64_t from, std::int64_t to) const {
+    double saved = 0;
+    for (const auto& [spans, factor] : host_) {
+      saved += static_cast<double>(spans.measure_within({from, to})) * (1.0 - 1.0 / factor);
+    }
+    return std::min(static_cast<std::int64_t>(saved), std::max<std::int64_t>(to - from, 0));
+  }
+
+  // The activity's duration under the change: its kernel group faster, on tensor cores, or the
+  // op that owns it (or one around that op) faster.
+  [[nodiscard]] std::int64_t device_duration(const ModelledActivity& activity) {
+    std::int64_t dur = activity.dur_ns;
+    if (tensor_cores_) dur = tensor_cores_->duration(activity.event, dur);
+    for (const KernelSpeedup& kernel : kernels_) {
+      if (in_group(activity.event, kernel.group)) {
+        dur = static_cast<std::int64_t>(static_cast<double>(dur) / kernel.factor);
+      }
+    }
+    return op_duration(activity, dur);
+  }
+
+ private:
+  void add_ops(const StepModels& models, const std::vector<OpSpeedup>& ops) {
     if (ops.empty()) return;
-    std::vector<std::uint8_t> modelled(trace.threads.size(), 0);
+    std::vector<std::uint8_t> modelled(trace_.threads.size(), 0);
     for (const std::uint32_t t : models.host_threads) modelled[t] = 1;
-    const EventTable& e = trace.events;
+    const EventTable& e = trace_.events;
     for (const OpSpeedup& op : ops) {
-      const StringId id = trace.strings.find(op.op);
+      const StringId id = trace_.strings.find(op.op);
       std::vector<Interval> spans;
       for (EventIndex i = 0;
            i < static_cast<EventIndex>(e.size()) && id != StringPool::kNotInterned; ++i) {
@@ -50,31 +81,32 @@ class Speedups {
     }
   }
 
-  // Host time in [from, to) the faster ops would save.
-  [[nodiscard]] std::int64_t host_saving(std::int64_t from, std::int64_t to) const {
-    double saved = 0;
-    for (const auto& [spans, factor] : host_) {
-      saved += static_cast<double>(spans.measure_within({from, to})) * (1.0 - 1.0 / factor);
+  bool in_group(EventIndex activity, KernelGroup group) {
+    switch (group) {
+      case KernelGroup::kFp32Matmul:
+        return trace_.events.event_class[activity] == EventClass::kKernel && fp32_matmul_(activity);
+      case KernelGroup::kCommunication:
+        return classify_(activity) == ActivityClass::kCommunication;
     }
-    return std::min(static_cast<std::int64_t>(saved), std::max<std::int64_t>(to - from, 0));
+    return false;
   }
 
-  // The activity's duration when the op that owns it (or one around that op) is faster.
-  [[nodiscard]] std::int64_t device_duration(const ModelledActivity& activity) const {
-    if (names_.empty()) return activity.dur_ns;
+  [[nodiscard]] std::int64_t op_duration(const ModelledActivity& activity, std::int64_t dur) const {
+    if (names_.empty()) return dur;
     const EventTable& e = trace_.events;
     for (EventIndex op = e.owner_op[activity.event]; op != kNoEvent; op = e.parent[op]) {
       for (const auto& [id, factor] : names_) {
-        if (e.name[op] == id) {
-          return static_cast<std::int64_t>(static_cast<double>(activity.dur_ns) / factor);
-        }
+        if (e.name[op] == id) return static_cast<std::int64_t>(static_cast<double>(dur) / factor);
       }
     }
-    return activity.dur_ns;
+    return dur;
   }
 
- private:
   const Trace& trace_;
+  std::vector<KernelSpeedup> kernels_;
+  ActivityClassifier classify_;
+  NameTest<is_fp32_matmul_kernel> fp32_matmul_;
+  std::optional<TensorCoreChange> tensor_cores_;
   std::vector<std::pair<IntervalSet, double>> host_;
   std::vector<std::pair<StringId, double>> names_;
 };
@@ -98,7 +130,7 @@ struct Timeline {
 
 class StepReplay {
  public:
-  StepReplay(const StepModel& model, const WhatIfChange& change, const Speedups& speedups,
+  StepReplay(const StepModel& model, const WhatIfChange& change, Speedups& speedups,
              std::size_t queues)
       : model_(model),
         change_(change),
@@ -183,7 +215,7 @@ class StepReplay {
 
   const StepModel& model_;
   const WhatIfChange& change_;
-  const Speedups& speedups_;
+  Speedups& speedups_;
   std::vector<std::int64_t> queue_end_;
   std::vector<std::int32_t> queue_last_;
   Timeline t_;
@@ -303,7 +335,7 @@ class PathWalk {
 
 void replay_steps(const Trace& trace, const StepModels& models, const WhatIfChange& change,
                   PathTally& tally, bool walk_path) {
-  const Speedups speedups(trace, models, change.ops);
+  Speedups speedups(trace, models, change);
   ActivityClassifier classify(trace);
   for (const StepModel& run : models.runs) {
     const Timeline timeline = StepReplay(run, change, speedups, models.queues.size()).run();

@@ -32,8 +32,19 @@ std::string_view to_string(PathClass path_class) {
   return "host_ops";
 }
 
+std::string_view to_string(KernelGroup group) {
+  switch (group) {
+    case KernelGroup::kFp32Matmul:
+      return "fp32-matmul";
+    case KernelGroup::kCommunication:
+      return "communication";
+  }
+  return "fp32-matmul";
+}
+
 bool WhatIfChange::empty() const {
-  return loader_left == 1 && !no_syncs && launch_ns < 0 && ops.empty();
+  return loader_left == 1 && !no_syncs && launch_ns < 0 && ops.empty() && kernels.empty() &&
+         !tensor_cores;
 }
 
 std::string WhatIfChange::describe() const {
@@ -49,6 +60,14 @@ std::string WhatIfChange::describe() const {
         fmt::format("launch calls at most {:.1f} µs", static_cast<double>(launch_ns) / 1e3));
   }
   for (const OpSpeedup& op : ops) parts.push_back(fmt::format("{} {:g}x faster", op.op, op.factor));
+  for (const KernelSpeedup& kernel : kernels) {
+    parts.push_back(fmt::format("{} kernels {:g}x faster", to_string(kernel.group), kernel.factor));
+  }
+  if (tensor_cores) {
+    parts.emplace_back(
+        "fp32 matmul kernels on tensor cores at the device's half-precision peak, with "
+        "autocast's weight casts");
+  }
   if (parts.empty()) return "nothing changed";
   std::string text = parts.front();
   for (std::size_t i = 1; i < parts.size(); ++i) text += "; " + parts[i];
@@ -145,11 +164,15 @@ double modelled_step_ns(const Trace& trace, const StepModels& models, const What
                          : 0.0;
 }
 
-Result<OpSpeedup> parse_op_speedup(std::string_view text) {
+namespace {
+
+// "NAME=2x" or "NAME=2": the name and the factor (> 0).
+Result<std::pair<std::string_view, double>> parse_speedup(std::string_view text,
+                                                          std::string_view example) {
   const std::size_t equals = text.rfind('=');
   if (equals == std::string_view::npos || equals == 0) {
     return make_error(ErrorKind::kBadOption,
-                      fmt::format("'{}': expected OP=FACTOR, e.g. aten::mm=2x", text));
+                      fmt::format("'{}': expected NAME=FACTOR, e.g. {}", text, example));
   }
   std::string_view factor_text = text.substr(equals + 1);
   if (factor_text.ends_with('x') || factor_text.ends_with('X')) factor_text.remove_suffix(1);
@@ -161,7 +184,26 @@ Result<OpSpeedup> parse_op_speedup(std::string_view text) {
     return make_error(ErrorKind::kBadOption,
                       fmt::format("'{}': the factor must be a number above 0, e.g. 2x", text));
   }
-  return OpSpeedup{std::string(text.substr(0, equals)), factor};
+  return std::pair{text.substr(0, equals), factor};
+}
+
+}  // namespace
+
+Result<OpSpeedup> parse_op_speedup(std::string_view text) {
+  Result<std::pair<std::string_view, double>> parsed = parse_speedup(text, "aten::mm=2x");
+  if (!parsed) return parsed.error();
+  return OpSpeedup{std::string(parsed->first), parsed->second};
+}
+
+Result<KernelSpeedup> parse_kernel_speedup(std::string_view text) {
+  Result<std::pair<std::string_view, double>> parsed = parse_speedup(text, "fp32-matmul=4x");
+  if (!parsed) return parsed.error();
+  for (const KernelGroup group : {KernelGroup::kFp32Matmul, KernelGroup::kCommunication}) {
+    if (parsed->first == to_string(group)) return KernelSpeedup{group, parsed->second};
+  }
+  return make_error(
+      ErrorKind::kBadOption,
+      fmt::format("'{}': the kernel group must be fp32-matmul or communication", text));
 }
 
 }  // namespace stepscope

@@ -13,6 +13,7 @@ import stepscope
 
 H100 = Path(__file__).resolve().parents[1] / "data" / "h100"
 INPUT_BOUND = H100 / "input_bound.pt.trace.json.gz"
+FP32_GEMM = H100 / "fp32_gemm.pt.trace.json.gz"
 
 
 def cli() -> str:
@@ -70,3 +71,24 @@ def test_terminal_output_states_units() -> None:
     )
     assert "step predicted" in result.stdout
     assert "ms per step" in result.stdout
+
+
+def test_tensor_cores_and_kernel_groups_from_cli_and_python(tmp_path: Path) -> None:
+    out = tmp_path / "whatif.json"
+    subprocess.run(
+        [cli(), "whatif", str(FP32_GEMM), "--tensor-cores", "--json", str(out), "-q"],
+        check=True,
+        capture_output=True,
+    )
+    from_cli = json.loads(out.read_text())
+    report = stepscope.analyze(FP32_GEMM)
+    from_python = report.what_if(tensor_cores=True)
+    assert from_cli["predicted_step_us"] == from_python["predicted_step_us"]
+    assert "tensor cores" in from_python["change"]
+    # The fp32 GEMMs are most of this GPU-bound step: on tensor cores more than half of it goes.
+    assert from_python["saving_us_per_step"] > 0.5 * from_python["measured_step_us"]
+    # Four times faster fp32 matmuls save less than the H100's bf16 / fp32 peak ratio of 14.8x.
+    four_times = report.what_if(kernels={"fp32-matmul": 4})
+    assert 0 < four_times["saving_us_per_step"] < from_python["saving_us_per_step"]
+    with pytest.raises(stepscope.BadOptionError):
+        report.what_if(kernels={"attention": 2})

@@ -60,11 +60,27 @@ struct OpSpeedup {
   double factor = 1;  // N times faster
 };
 
+// Device work of one kind, wherever it runs.
+enum class KernelGroup : std::uint8_t {
+  kFp32Matmul,     // fp32 GEMM and convolution kernels on CUDA cores
+  kCommunication,  // collectives and peer-to-peer kernels
+};
+[[nodiscard]] std::string_view to_string(KernelGroup group);
+
+struct KernelSpeedup {
+  KernelGroup group = KernelGroup::kFp32Matmul;
+  double factor = 1;  // N times faster
+};
+
 struct WhatIfChange {
   double loader_left = 1;       // share of today's data-loading wait left (0: the batch is ready)
   bool no_syncs = false;        // blocking calls return without waiting for the device
   std::int64_t launch_ns = -1;  // each launch call costs at most this (CUDA graphs); -1: as is
   std::vector<OpSpeedup> ops;
+  std::vector<KernelSpeedup> kernels;
+  // fp32 matmul kernels on tensor cores at the device's half-precision peak, with autocast's
+  // casts (analysis/tensor_core_change.h)
+  bool tensor_cores = false;
   [[nodiscard]] bool empty() const;
   // What is simulated, in words: "DataLoader ready at once; blocking syncs removed".
   [[nodiscard]] std::string describe() const;
@@ -91,5 +107,7 @@ double modelled_step_ns(const Trace& trace, const StepModels& models, const What
 
 // "aten::mm=2x", "aten::mm=2", "fused_adam=1.5x": the op and how many times faster (> 0).
 Result<OpSpeedup> parse_op_speedup(std::string_view text);
+// "fp32-matmul=4x", "communication=2x": the kernel group and how many times faster (> 0).
+Result<KernelSpeedup> parse_kernel_speedup(std::string_view text);
 
 }  // namespace stepscope

@@ -10,12 +10,17 @@
 // Advice that knows what was done: when tensor-core kernels already take at least as much time
 // as the fp32 ones, mixed precision is in use (autocast or TF32), and what still runs in fp32 is
 // usually there on purpose (autocast's fp32 list, the loss, a head kept in fp32): no finding.
+//
+// Gain: the kept steps replayed with these kernels on tensor cores (analysis/tensor_core_change.h:
+// the device's half-precision peak over its fp32 peak, the memory floor, autocast's casts); the
+// bound is all of their time sped up by that ratio.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 
 #include "analysis/name_test.h"
+#include "analysis/tensor_core_change.h"
 #include "analysis/tensor_core_names.h"
 #include "diagnosis/gain.h"
 #include "diagnosis/rules/rules.h"
@@ -26,19 +31,6 @@ namespace stepscope::rules {
 namespace {
 
 constexpr double kThresholdShare = 0.10;
-constexpr double kTypicalSpeedup = 2.0;  // bf16 / TF32 against fp32 GEMMs: 1.5x to 3x
-constexpr double kBestSpeedup = 3.0;
-
-// For a kernel that match_tensor_core does not match (the caller has asked it already).
-bool is_fp32_matmul_kernel(std::string_view name) {
-  if (contains_ignoring_case(name, "sgemm") || contains_ignoring_case(name, "scudnn") ||
-      contains_ignoring_case(name, "ffma"))
-    return true;
-  const bool matmul_or_conv =
-      contains_ignoring_case(name, "gemm") || contains_ignoring_case(name, "conv");
-  return matmul_or_conv &&
-         (contains_ignoring_case(name, "f32") || contains_ignoring_case(name, "float"));
-}
 
 bool uses_tensor_cores(std::string_view name) { return match_tensor_core(name).has_value(); }
 
@@ -108,12 +100,19 @@ std::vector<Finding> check_tensor_cores_idle(const RankAnalyses& rank) {
       "dtype=torch.bfloat16) (use torch.float16 with torch.amp.GradScaler before compute "
       "capability 8.0), or keep float32 weights and allow TF32: "
       "torch.set_float32_matmul_precision(\"high\") and torch.backends.cudnn.allow_tf32 = True.";
-  finding.gain = make_gain(
-      static_cast<std::int64_t>(fp32_per_step * (1 - 1 / kBestSpeedup)),
-      static_cast<std::int64_t>(fp32_per_step * (1 - 1 / kTypicalSpeedup) * gpu_share), step_ns,
-      "tensor cores run these kernels 1.5x to 3x faster (typical 2x): bound = fp32 GEMM time x "
-      "(1 - 1/3); likely = fp32 GEMM time x (1 - 1/2) x GPU utilization, since only GPU-bound "
-      "time shortens the step");
+  const std::optional<double> peak_speedup = tensor_core_speedup(device_name);
+  const double speedup = peak_speedup.value_or(kUnknownDeviceTensorCoreSpeedup);
+  WhatIfChange fix;
+  fix.tensor_cores = true;
+  finding.gain = make_predicted_gain(
+      rank, fix, static_cast<std::int64_t>(fp32_per_step * (1 - 1 / speedup)),
+      static_cast<std::int64_t>(fp32_per_step * (1 - 1 / speedup) * gpu_share),
+      peak_speedup ? fmt::format("fp32 GEMM time x (1 - 1/{:.1f}), the {} half-precision peak "
+                                 "over its fp32 peak",
+                                 speedup, device_name)
+                   : fmt::format("fp32 GEMM time x (1 - 1/{:g}), since the {} is not in the "
+                                 "peak table",
+                                 speedup, device_name));
   finding.severity = severity_for(finding.gain.likely_share);
   return {finding};
 }
