@@ -811,6 +811,7 @@ class Straggler(TypedDict):
     rank: int
     late_ms_per_step: float
     share_of_collectives_last: float
+    share_of_collectives_late: float
     phase: str
     phase_excess_ms_per_step: float
     evidence: list[str]

@@ -102,7 +102,7 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
              : s.phase == "optimizer"    ? StepPart::kOptimizer
              : s.phase == "data_loading" ? StepPart::kDataLoading
                                          : StepPart::kWholeStep;
-    f.evidence.push_back({"arrives last at matched collectives", 100 * s.share_last, "%", {}});
+    f.evidence.push_back({"arrives late at matched collectives", 100 * s.share_late, "%", {}});
     f.evidence.push_back(
         {"late per step, after the other ranks", ms(s.late_ns_per_step), "ms/step", {}});
     f.evidence.push_back({"median wait of the other ranks", ms(median_wait), "ms/step", {}});
@@ -250,9 +250,9 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
   if (!job.stragglers.empty()) {
     const Straggler& s = job.stragglers.front();
     job.verdict = fmt::format(
-        "Straggler: rank {} arrives last at {:.0f}% of the collectives, {:.2f} ms per step "
-        "late{}; the other ranks wait for it ({:.0f}% of the step).",
-        s.rank, 100 * s.share_last, ms(s.late_ns_per_step),
+        "Straggler: rank {} arrives late at {:.0f}% of the collectives, {:.2f} ms per step "
+        "after the median rank{}; the other ranks wait for it ({:.0f}% of the step).",
+        s.rank, 100 * s.share_late, ms(s.late_ns_per_step),
         s.phase == "unknown" ? "" : ", losing the time in " + s.phase,
         step_ns > 0 ? 100 * s.late_ns_per_step / step_ns : 0.0);
   } else if (!job.findings.empty()) {

@@ -231,6 +231,7 @@ std::vector<Straggler> find_stragglers(const std::vector<RankSummary>& ranks,
     s.rank = ranks[i].rank;
     s.share_last = w.last_count / static_cast<double>(matched_count);
     s.late_ns_per_step = c.late_per_step;
+    s.share_late = c.share_late;
     // Phase: the largest excess of host time per step over the median of the other ranks.
     const auto mine = phase_means(ranks[i]);
     s.phase = "unknown";

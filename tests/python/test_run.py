@@ -368,7 +368,7 @@ def test_a_torchrun_job_records_each_rank_and_names_the_straggler(tmp_path: Path
         "rank0.pt.trace.json.gz",
         "rank1.pt.trace.json.gz",
     ]
-    assert "Straggler: rank 1 arrives last" in result.stdout, result.stdout
+    assert "Straggler: rank 1 arrives late" in result.stdout, result.stdout
 
 
 def test_step_fn_makes_each_call_a_step_and_the_program_can_stop_after_the_window(

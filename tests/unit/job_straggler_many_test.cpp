@@ -88,6 +88,11 @@ TEST(JobStragglers, TwoEqualStragglersAmongSixteenAreBothNamed) {
   }
   // They tie at each collective: one of them counts as last there, and share_last says so.
   EXPECT_NEAR(j.stragglers[0].share_last + j.stragglers[1].share_last, 1.0, 1e-9);
+  // Both are late at every one of them, and the verdict says so of the first.
+  EXPECT_DOUBLE_EQ(j.stragglers[0].share_late, 1.0);
+  EXPECT_DOUBLE_EQ(j.stragglers[1].share_late, 1.0);
+  EXPECT_NE(j.verdict.find("arrives late at 100% of the collectives"), std::string::npos)
+      << j.verdict;
 }
 
 TEST(JobStragglers, TwoEqualStragglersAmongAThousandAndTwentyFourAreBothNamed) {
