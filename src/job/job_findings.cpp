@@ -102,7 +102,7 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
              : s.phase == "optimizer"    ? StepPart::kOptimizer
              : s.phase == "data_loading" ? StepPart::kDataLoading
                                          : StepPart::kWholeStep;
-    f.evidence.push_back({"arrives late at matched collectives", 100 * s.share_late, "%", {}});
+    f.evidence.push_back({"arrives late in steps", 100 * s.share_late, "%", {}});
     f.evidence.push_back(
         {"late per step, after the other ranks", ms(s.late_ns_per_step), "ms/step", {}});
     f.evidence.push_back({"median wait of the other ranks", ms(median_wait), "ms/step", {}});
@@ -250,7 +250,7 @@ void diagnose_job(JobAnalysis& job, const std::vector<RankSummary>& ranks,
   if (!job.stragglers.empty()) {
     const Straggler& s = job.stragglers.front();
     job.verdict = fmt::format(
-        "Straggler: rank {} arrives late at {:.0f}% of the collectives, {:.2f} ms per step "
+        "Straggler: rank {} arrives late in {:.0f}% of the steps, {:.2f} ms per step "
         "after the median rank{}; the other ranks wait for it ({:.0f}% of the step).",
         s.rank, 100 * s.share_late, ms(s.late_ns_per_step),
         s.phase == "unknown" ? "" : ", losing the time in " + s.phase,

@@ -36,12 +36,16 @@ void align(std::vector<MatchedCollective>& matched, const std::vector<ClockOffse
 struct RankWaits {
   std::int64_t rank = 0;
   double steps = 1;
-  double wait_ns = 0;                     // per step
-  double exposed_ns = 0;                  // per step
-  double last_count = 0;                  // collectives at which it arrived last (by a margin)
-  std::vector<std::int64_t> lateness_ns;  // per matched collective it has, in matched order
-  double late_count = 0;  // matched collectives at which it is late by the margin or more
-  double late_ns = 0;     // Σ those lateness values inside the steps the per-step figures count
+  double wait_ns = 0;     // per step
+  double exposed_ns = 0;  // per step
+  double last_count = 0;  // collectives at which it arrived last (by a margin)
+  // Its lateness against the others' median arrival, summed per kept step over the step's
+  // collectives (a rank slow in compute is late at the step's first collective, and the others
+  // then leave with it), and one by one for collectives outside kept steps.
+  std::vector<std::int64_t> lateness_ns;
+  std::int64_t step_occasions = 0;  // how many of lateness_ns are kept steps
+  double late_count = 0;            // entries of lateness_ns late by the margin or more
+  double late_ns = 0;  // Σ those lateness values inside the steps the per-step figures count
 };
 std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
                                   const std::vector<MatchedCollective>& matched,

@@ -39,6 +39,7 @@ std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
     return step >= 0 || ranks[index.at(rank)].steps.empty();
   };
   std::set<std::tuple<std::int64_t, std::string, std::int64_t>> seen;
+  std::vector<std::map<std::int64_t, std::int64_t>> per_step(out.size());  // step -> lateness
   std::vector<std::int64_t> sorted_arrivals;
   for (const MatchedCollective& m : matched) {
     sorted_arrivals = m.arrival_ns;
@@ -48,9 +49,12 @@ std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
       RankWaits& w = out[index.at(m.ranks[i])];
       const std::int64_t lateness =
           m.arrival_ns[i] - median_without(sorted_arrivals, m.arrival_ns[i]);
-      w.lateness_ns.push_back(lateness);
+      if (m.step[i] >= 0) {
+        per_step[index.at(m.ranks[i])][m.step[i]] += lateness;
+      } else {
+        w.lateness_ns.push_back(lateness);
+      }
       const bool late = lateness >= min_lateness_ns;
-      if (late) w.late_count += 1;
       if (!counts(m.ranks[i], m.step[i])) continue;
       if (late) w.late_ns += static_cast<double>(lateness);
       w.wait_ns += static_cast<double>(m.wait_ns(i));
@@ -63,6 +67,14 @@ std::vector<RankWaits> rank_waits(const std::vector<RankSummary>& ranks,
       w.exposed_ns += static_cast<double>(transfer) * std::max(0.0, 1.0 - covered);
     }
     if (m.lateness_ns >= min_lateness_ns) out[index.at(m.last_rank)].last_count += 1;
+  }
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    RankWaits& w = out[r];
+    for (const auto& [step, lateness] : per_step[r]) w.lateness_ns.push_back(lateness);
+    w.step_occasions = static_cast<std::int64_t>(per_step[r].size());
+    w.late_count = static_cast<double>(
+        std::count_if(w.lateness_ns.begin(), w.lateness_ns.end(),
+                      [min_lateness_ns](std::int64_t ns) { return ns >= min_lateness_ns; }));
   }
   // A collective seen on one rank only: no waiting can be told apart, all of it counts.
   for (const RankSummary& r : ranks) {

@@ -19,17 +19,17 @@ namespace {
 // Late by at least this share of the step (and 0.1 ms), per step: worth a finding.
 constexpr double kMinLateShare = 0.05;
 constexpr double kMinLateNs = 100'000;
-// Systematic, not one long hiccup: late (by the job's margin for "clearly late") at 60 % of its
-// collectives or more, and more often than chance allows. A balanced rank arrives after the
-// others' median at most half the time, so the count must reject a fair coin at 1 % (two
-// balanced ranks on a busy host are each late at 50-80 % of 16 collectives by jitter). A rank late
-// at nearly every collective is systematic even when a short profile holds too few collectives
-// for the test.
+// Systematic, not one long hiccup: late (by the job's margin for "clearly late") in 60 % of its
+// steps or more (collectives outside steps count one by one; rank_waits), and more often than
+// chance allows. A balanced rank arrives after the others' median at most half the time, so the
+// count must reject a fair coin at 1 % (two balanced ranks on a busy host are each late at 50-80 %
+// of 16 collectives by jitter). A rank late in nearly every step is systematic even when a short
+// profile holds too few steps for the test.
 constexpr double kMinShareLate = 0.6;
 constexpr double kChanceOfLate = 0.5;
 constexpr double kMaxChanceProbability = 0.01;
 constexpr double kAlmostAlwaysLate = 0.9;
-// An outlier among the ranks: its typical lateness (the median over its collectives) beyond the
+// An outlier among the ranks: its typical lateness (the median over its steps) beyond the
 // ranks' median by 5 median absolute deviations, about 3.4 standard deviations of a normal
 // spread. The median and the MAD stay put when a few ranks are slow, where a mean and a standard
 // deviation would follow them; 5 keeps the ranks that jitter spreads out (a handful in 100,000
@@ -107,10 +107,18 @@ class RankSample {
   std::size_t negatives_ = 0;
 };
 
+// What lateness was counted over: "its 6 steps", "its 4 steps and 2 collectives outside steps".
+std::string occasions(const RankWaits& w) {
+  const auto loose = static_cast<std::int64_t>(w.lateness_ns.size()) - w.step_occasions;
+  if (loose == 0) return fmt::format("its {} steps", w.step_occasions);
+  if (w.step_occasions == 0) return fmt::format("its {} collectives", loose);
+  return fmt::format("its {} steps and {} collectives outside steps", w.step_occasions, loose);
+}
+
 struct Candidate {
   std::size_t index = 0;  // into ranks and waits
   double late_per_step = 0;
-  double typical_ns = 0;  // median lateness over its collectives
+  double typical_ns = 0;  // median lateness over its steps (or collectives outside steps)
   double share_late = 0;
 };
 
@@ -263,9 +271,9 @@ std::vector<Straggler> find_stragglers(const std::vector<RankSummary>& ranks,
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
     s.evidence.push_back(fmt::format(
-        "arrives late at {:.0f}% of its {} matched collectives, typically {:.2f} ms after the "
-        "other ranks' median arrival, {:.2f} ms/step in all (last at {:.0f}%)",
-        100 * c.share_late, w.lateness_ns.size(), ms(c.typical_ns), ms(c.late_per_step),
+        "arrives late in {:.0f}% of {}, typically {:.2f} ms after the other ranks' median "
+        "arrival, {:.2f} ms/step in all (last at {:.0f}% of the collectives)",
+        100 * c.share_late, occasions(w), ms(c.typical_ns), ms(c.late_per_step),
         100 * s.share_last));
     if (s.phase != "unknown") {
       s.evidence.push_back(

@@ -88,8 +88,8 @@ struct Fields<job::Straggler> {
         D::field<&T::share_last>("share_of_collectives_last", Unit::kShare,
                                  "of matched collectives at which it arrived last"),
         D::field<&T::share_late>("share_of_collectives_late", Unit::kShare,
-                                 "of its matched collectives at which it arrived late against the "
-                                 "other ranks' median arrival"),
+                                 "of its steps (collectives outside steps one by one) in which it "
+                                 "arrived late against the other ranks' median arrival"),
         D::field<&T::phase>("phase", Unit::kNone,
                             "where it lost the time: forward, backward, optimizer, data_loading, "
                             "unknown"),

@@ -58,9 +58,9 @@ struct Straggler {
   std::int64_t rank = 0;
   double late_ns_per_step = 0;  // by how much it arrives after the median rank, per step
   double share_last = 0;        // of matched collectives at which it arrived last
-  double share_late = 0;  // of its matched collectives at which it arrived late against the median
-  std::string phase;      // where it lost the time: forward, backward, ... or "unknown"
-  double phase_excess_ns = 0;         // per step, against the median rank
+  double share_late = 0;        // of its steps in which it arrived late against the median rank
+  std::string phase;            // where it lost the time: forward, backward, ... or "unknown"
+  double phase_excess_ns = 0;   // per step, against the median rank
   std::vector<std::string> evidence;  // ops longer than on the median rank, with figures
   std::vector<std::int64_t> waiting_ranks;
 };

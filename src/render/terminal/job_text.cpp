@@ -191,10 +191,9 @@ std::string render_job_text(const JobAnalysis& job, const TextOptions& options) 
   if (!job.stragglers.empty()) {
     out += heading("Stragglers");
     for (const Straggler& s : job.stragglers) {
-      out += fmt::format(
-          "  rank {}: {} ms/step late, late at {} of collectives (last at {}), phase {}\n", s.rank,
-          ms(s.late_ns_per_step), format_percent(s.share_late), format_percent(s.share_last),
-          printable(s.phase, 40));
+      out += fmt::format("  rank {}: {} ms/step late, late in {} of steps (last at {}), phase {}\n",
+                         s.rank, ms(s.late_ns_per_step), format_percent(s.share_late),
+                         format_percent(s.share_last), printable(s.phase, 40));
       for (const std::string& e : s.evidence) {
         out += wrap_hanging("    - ", printable(e, 300), width, 6);
       }
