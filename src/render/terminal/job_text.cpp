@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "render/gain_wording.h"
+#include "render/rank_spread.h"
 #include "render/text_format.h"
 #include "stepscope/job/job_report.h"
 
@@ -23,7 +24,13 @@ using render::printable;
 using render::TextTable;
 using render::wrap_hanging;
 
+// Past kMaxRankRows ranks the table gives way to the spread, the kExtremeRanks slowest and
+// fastest ranks and at most kMaxOutlierLines outliers; past kMaxStragglerLines stragglers the
+// rest are counted.
 constexpr std::size_t kMaxRankRows = 32;
+constexpr std::size_t kExtremeRanks = 5;
+constexpr std::size_t kMaxOutlierLines = 10;
+constexpr std::size_t kMaxStragglerLines = 10;
 
 std::string ms(double ns) { return fmt::format("{:.2f}", ns / 1e6); }
 
@@ -53,47 +60,70 @@ std::string rank_rows(const std::vector<const RankRow*>& rows, std::size_t width
   return table.render("  ", width);
 }
 
-std::string rank_table_text(const JobAnalysis& job, std::size_t width) {
-  std::string out = heading("Ranks (per step, ms)");
-  if (job.ranks.size() <= kMaxRankRows) {
-    std::vector<const RankRow*> all;
-    for (const RankRow& r : job.ranks) all.push_back(&r);
-    return out + rank_rows(all, width);
+std::vector<const RankRow*> all_rows(const JobAnalysis& job) {
+  std::vector<const RankRow*> all;
+  all.reserve(job.ranks.size());
+  for (const RankRow& r : job.ranks) all.push_back(&r);
+  return all;
+}
+
+// min, p50, p95 and max over the ranks of each per-rank figure.
+std::string spread_table(const JobAnalysis& job, std::size_t width) {
+  TextTable table;
+  table.add_column("ms per step", true);
+  table.add_column("min");
+  table.add_column("p50");
+  table.add_column("p95");
+  table.add_column("max");
+  for (const render::RankMetric& metric : render::rank_metrics()) {
+    const render::Spread s = render::spread_of(job.ranks, metric.field);
+    table.add_row({metric.label, ms(s.min), ms(s.p50), ms(s.p95), ms(s.max)});
   }
-  // Many ranks: the spread, the slowest and fastest, and the outliers only.
-  std::vector<const RankRow*> sorted;
-  for (const RankRow& r : job.ranks) sorted.push_back(&r);
-  std::sort(sorted.begin(), sorted.end(), [](const RankRow* a, const RankRow* b) {
-    return a->step_p50_ns != b->step_p50_ns ? a->step_p50_ns < b->step_p50_ns : a->rank < b->rank;
-  });
-  const double lo = sorted.front()->step_p50_ns;
-  const double hi = sorted.back()->step_p50_ns;
-  const double mid = sorted[sorted.size() / 2]->step_p50_ns;
-  out += fmt::format("  {} ranks: step p50 from {} ms to {} ms (median {} ms)\n", sorted.size(),
-                     ms(lo), ms(hi), ms(mid));
-  std::vector<const RankRow*> fastest;
-  std::vector<const RankRow*> slowest;
-  for (std::size_t i = 0; i < 3 && i < sorted.size(); ++i) {
-    fastest.push_back(sorted[i]);
-    slowest.push_back(sorted[sorted.size() - 1 - i]);
+  return table.render("  ", width);
+}
+
+std::string outlier_text(const JobAnalysis& job, std::size_t width) {
+  const std::vector<render::RankOutlier> outliers = render::rank_outliers(job.ranks);
+  std::string out =
+      wrap_hanging("  ",
+                   fmt::format("outlier ranks: {} ({})", render::format_count(outliers.size()),
+                               render::outlier_rule()),
+                   width, 4);
+  for (std::size_t i = 0; i < outliers.size() && i < kMaxOutlierLines; ++i) {
+    std::string reasons;
+    for (const std::string& reason : outliers[i].reasons) {
+      reasons += (reasons.empty() ? "" : "; ") + reason;
+    }
+    out += wrap_hanging(fmt::format("    rank {}: ", outliers[i].row->rank), reasons, width, 6);
   }
-  out += "  fastest:\n" + rank_rows(fastest, width);
-  out += "  slowest:\n" + rank_rows(slowest, width);
-  std::vector<double> waits;
-  for (const RankRow& r : job.ranks) waits.push_back(r.wait_ns);
-  std::sort(waits.begin(), waits.end());
-  const double median_wait = waits[waits.size() / 2];
-  std::vector<const RankRow*> outliers;
-  for (const RankRow& r : job.ranks) {
-    const bool slow = r.step_p50_ns > 1.1 * mid;
-    const bool little_wait = median_wait > 0 && r.wait_ns < 0.25 * median_wait;
-    if ((slow || little_wait) && outliers.size() < 10) outliers.push_back(&r);
-  }
-  if (!outliers.empty()) {
-    out += "  outliers (slow steps, or little waiting while others wait):\n" +
-           rank_rows(outliers, width);
+  if (outliers.size() > kMaxOutlierLines) {
+    out += fmt::format("    … and {} more\n",
+                       render::format_count(outliers.size() - kMaxOutlierLines));
   }
   return out;
+}
+
+// Many ranks: the spread, the slowest and fastest, and the outliers, never a row per rank.
+std::string rank_summary_text(const JobAnalysis& job, std::size_t width) {
+  std::string out =
+      wrap_hanging("  ",
+                   fmt::format("{} ranks summarised here; every rank's row is in the JSON (--json)",
+                               render::format_count(job.ranks.size())),
+                   width, 2);
+  out += spread_table(job, width);
+  out += fmt::format("  slowest {} ranks (by step p50):\n", kExtremeRanks);
+  out += rank_rows(render::slowest_ranks(job.ranks, kExtremeRanks), width);
+  out += fmt::format("  fastest {} ranks:\n", kExtremeRanks);
+  out += rank_rows(render::fastest_ranks(job.ranks, kExtremeRanks), width);
+  out += outlier_text(job, width);
+  out += "  hosts: summaries name no host, so outliers are by rank only\n";
+  return out;
+}
+
+std::string rank_table_text(const JobAnalysis& job, std::size_t width) {
+  const std::string out = heading("Ranks (per step, ms)");
+  if (job.ranks.size() <= kMaxRankRows) return out + rank_rows(all_rows(job), width);
+  return out + rank_summary_text(job, width);
 }
 
 std::string collective_table(const JobAnalysis& job, std::size_t width) {
@@ -190,13 +220,18 @@ std::string render_job_text(const JobAnalysis& job, const TextOptions& options) 
   out += rank_table_text(job, width);
   if (!job.stragglers.empty()) {
     out += heading("Stragglers");
-    for (const Straggler& s : job.stragglers) {
+    for (std::size_t i = 0; i < job.stragglers.size() && i < kMaxStragglerLines; ++i) {
+      const Straggler& s = job.stragglers[i];
       out += fmt::format("  rank {}: {} ms/step late, late in {} of steps (last at {}), phase {}\n",
                          s.rank, ms(s.late_ns_per_step), format_percent(s.share_late),
                          format_percent(s.share_last), printable(s.phase, 40));
       for (const std::string& e : s.evidence) {
         out += wrap_hanging("    - ", printable(e, 300), width, 6);
       }
+    }
+    if (job.stragglers.size() > kMaxStragglerLines) {
+      out += fmt::format("  … and {} more stragglers (all in the JSON)\n",
+                         render::format_count(job.stragglers.size() - kMaxStragglerLines));
     }
   }
   if (job.scaling.applicable) {
