@@ -256,6 +256,7 @@ class PathWalk {
   void from_activity(std::int32_t a) {
     while (a >= 0) {
       const ModelledActivity& activity = model_.activities[a];
+      tally_.note(activity.event);
       tally_.add(activity_class(activity.event), trace_.events.name[activity.event],
                  t_.act_end[a] - t_.act_start[a]);
       if (t_.queued_behind[a] >= 0) {
@@ -272,6 +273,7 @@ class PathWalk {
   void from_call_end(std::int32_t c) {
     const HostCall& call = model_.calls[c];
     const StringId name = trace_.events.name[call.event];
+    tally_.note(call.event);
     if (t_.waited[c] != 0) {
       tally_.add(PathClass::kSync, name, call.after_wait_ns);
       from_activity(call.awaited);
@@ -307,6 +309,7 @@ class PathWalk {
       const std::int64_t overlap = std::min(to, e.end_ns(*op)) - std::max(from, e.start_ns[*op]);
       if (overlap <= 0) continue;
       const auto share = static_cast<std::int64_t>(static_cast<double>(overlap) * scale);
+      if (share > 0) tally_.note(*op);
       tally_.add(PathClass::kHostOps, trace_.events.name[*op], share);
       named += share;
     }

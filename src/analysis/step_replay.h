@@ -7,6 +7,7 @@
 #include <limits>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "stepscope/analysis/what_if.h"
 
@@ -28,6 +29,8 @@ struct PathTally {
   std::int64_t measured_ns = 0;
   std::array<std::int64_t, kPathClassCount> by_class{};
   std::unordered_map<std::uint64_t, NameTime> by_name;  // key(name, class)
+  // When set, the events the path runs through (critical_path_events), in walk order.
+  std::vector<EventIndex>* events = nullptr;
 
   static std::uint64_t key(StringId name, PathClass path_class) {
     return (static_cast<std::uint64_t>(name) << 8U) | static_cast<std::uint64_t>(path_class);
@@ -38,6 +41,9 @@ struct PathTally {
   static std::string_view text_of(const Trace& trace, StringId name);
 
   void add(PathClass path_class, StringId name, std::int64_t ns);
+  void note(EventIndex event) const {
+    if (events != nullptr) events->push_back(event);
+  }
 };
 
 // Replays every modelled step under `change` into `tally`; `walk_path` false sums the modelled

@@ -157,6 +157,16 @@ WhatIfResult what_if(const Trace& trace, const StepModels& models, const WhatIfC
   return result;
 }
 
+std::vector<EventIndex> critical_path_events(const Trace& trace, const StepModels& models) {
+  std::vector<EventIndex> events;
+  PathTally tally;
+  tally.events = &events;
+  replay_steps(trace, models, WhatIfChange{}, tally);
+  std::sort(events.begin(), events.end());
+  events.erase(std::unique(events.begin(), events.end()), events.end());
+  return events;
+}
+
 double modelled_step_ns(const Trace& trace, const StepModels& models, const WhatIfChange& change) {
   PathTally tally;
   replay_steps(trace, models, change, tally, false);

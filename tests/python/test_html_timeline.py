@@ -144,6 +144,20 @@ def test_clicking_a_finding_highlights_its_events(
     )
 
 
+def test_the_critical_path_button_highlights_the_path(report: tuple[dict[str, Any], Path]) -> None:
+    _, page = report
+    data = embedded_timeline(page.read_text())
+    on_path = data["critical_path"]
+    # The input-bound steps' path runs through the DataLoader's fetches.
+    names = {data["strings"][data["events"][k][4]] for k in on_path}
+    assert DATALOADER in names
+    assert 'class="timeline-path"' in page.read_text()
+    result = browser("--dump-dom", page.as_uri() + "#timeline-critical-path-0")
+    no_errors(result)
+    assert int(attribute(result.stdout, "data-highlighted")) == len(on_path) > 0
+    assert attribute(result.stdout, "data-finding") == "critical-path"
+
+
 def test_hostile_names_stay_text(report: tuple[dict[str, Any], Path]) -> None:
     _, page = report
     text = page.read_text()

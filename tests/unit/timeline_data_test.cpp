@@ -2,6 +2,8 @@
 // the event cap, and trace text made inert inside the page's JSON script element.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <algorithm>
 #include <string>
 
@@ -122,6 +124,23 @@ TEST_F(TimelineData6, EveryEventShownIsInAChosenStepWhenNoFindingNamesOthers) {
   }
   // Per chosen step: the step annotation, two ops, a launch call and a kernel.
   EXPECT_EQ(data.events.size(), 5U * data.steps.size());
+}
+
+TEST_F(TimelineData6, TheCriticalPathRunsThroughTheHostOfTheseHostBoundSteps) {
+  const TimelineData data = select_timeline(analyses, none);
+  ASSERT_FALSE(data.critical_path.empty());
+  EXPECT_TRUE(std::is_sorted(data.critical_path.begin(), data.critical_path.end()));
+  std::set<std::string> names;
+  for (const std::uint32_t k : data.critical_path) {
+    ASSERT_LT(k, data.events.size());
+    names.insert(name_of(data, data.events[k]));
+  }
+  // Each step's 50 µs kernel ends long before the host does: the host's ops and calls set the
+  // steps' length, and no kernel is on the path.
+  EXPECT_TRUE(names.count("aten::mm") == 1 && names.count(kHostile) == 1) << names.size();
+  EXPECT_EQ(names.count("gemm_kernel"), 0U);
+  EXPECT_NE(timeline_json(data).find("\"critical_path\":["), std::string::npos);
+  EXPECT_NE(timeline_section(data).find("class=\"timeline-path\""), std::string::npos);
 }
 
 TEST_F(TimelineData6, LanesAreThreadsAndStreamsAndRowsAreNestingDepth) {

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string_view>
+
 #include "stepscope/analysis/rank_analyses.h"
 #include "stepscope/analysis/what_if.h"
 #include "support/trace_fixture.h"
@@ -72,6 +76,21 @@ TEST(WhatIf, CriticalPathRunsThroughTheKernelTheSyncWaitedFor) {
   double total = 0;
   for (const PathClassTime& time : path.classes) total += time.ns_per_step;
   EXPECT_DOUBLE_EQ(total, path.modelled_step_ns);
+}
+
+TEST(WhatIf, CriticalPathEventsAreTheOnesThePathRunsThrough) {
+  const Trace trace = steps_with_item();
+  const RankAnalyses rank = analyze_rank(trace, AnalysisOptions{});
+  const std::vector<EventIndex> on_path = critical_path_events(trace, rank.step_models);
+  ASSERT_FALSE(on_path.empty());
+  EXPECT_TRUE(std::is_sorted(on_path.begin(), on_path.end()));
+  std::set<std::string_view> names;
+  for (const EventIndex i : on_path) names.insert(trace.name_of(i));
+  // The sync waits for the forward kernel and its copy; the backward kernel ends before the host.
+  EXPECT_EQ(names.count("forward_kernel"), 1U);
+  EXPECT_EQ(names.count("Memcpy DtoH (Device -> Pageable)"), 1U);
+  EXPECT_EQ(names.count("cudaStreamSynchronize"), 1U);
+  EXPECT_EQ(names.count("backward_kernel"), 0U);
 }
 
 // CPU-only steps of 1000 µs: a DataLoader fetch of 300 µs, then aten::mm for 400 µs.

@@ -101,6 +101,10 @@ CriticalPathResult compute_critical_path(const Trace& trace, const StepModels& m
                                          std::size_t top);
 WhatIfResult what_if(const Trace& trace, const StepModels& models, const WhatIfChange& change,
                      std::size_t top);
+// The trace's events on the critical path of the kept steps replayed unchanged: device
+// activities, host calls (launches, blocking calls, DataLoader fetches) and the top-level ops
+// whose host time lies on it. Sorted, each once.
+std::vector<EventIndex> critical_path_events(const Trace& trace, const StepModels& models);
 // The modelled step (ns, mean over the kept steps) under `change`, without the path: what a
 // finding's gain needs, against CriticalPathResult::modelled_step_ns of the unchanged steps.
 double modelled_step_ns(const Trace& trace, const StepModels& models, const WhatIfChange& change);

@@ -1,6 +1,8 @@
 // The timeline's selection: which steps, which events, and what each event shows on hover.
 #include "render/html/timeline_data.h"
 
+#include "stepscope/analysis/what_if.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -446,6 +448,17 @@ void link_findings(const Trace& trace, const Diagnosis& diagnosis, TimelineData&
   }
 }
 
+void mark_critical_path(const RankAnalyses& analyses, TimelineData& data) {
+  if (data.events.empty() || analyses.step_models.runs.empty()) return;
+  const std::vector<EventIndex> on_path =
+      critical_path_events(analyses.trace.get(), analyses.step_models);
+  for (std::size_t k = 0; k < data.events.size(); ++k) {
+    if (std::binary_search(on_path.begin(), on_path.end(), data.events[k].event)) {
+      data.critical_path.push_back(static_cast<std::uint32_t>(k));
+    }
+  }
+}
+
 void set_extent(TimelineData& data) {
   bool any = false;
   auto extend = [&](std::int64_t start, std::int64_t end) {
@@ -473,6 +486,7 @@ TimelineData select_timeline(const RankAnalyses& analyses, const Diagnosis& diag
   describe_events(analyses, chosen, limits, markers, data);
   data.phases = phase_spans(trace, markers, data.steps);
   link_findings(trace, diagnosis, data);
+  mark_critical_path(analyses, data);
   set_extent(data);
   return data;
 }

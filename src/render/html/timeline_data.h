@@ -91,6 +91,8 @@ struct TimelineData {
   std::vector<TimelineStep> steps;    // by step number
   std::vector<TimelinePhaseSpan> phases;
   std::vector<TimelineFinding> findings;
+  // Indices into events of those on the kept steps' critical path (what_if.h), ascending.
+  std::vector<std::uint32_t> critical_path;
   std::size_t candidate_events = 0;  // before the cap: events.size() of them are kept
   [[nodiscard]] bool empty() const { return events.empty(); }
 };

@@ -115,6 +115,11 @@ void append_timeline_json(std::string& out, const TimelineData& data) {
   });
   out += ",\"findings\":";
   append_findings(out, data);
+  out += ",\"critical_path\":";
+  append_array(out, data.critical_path, [&](std::uint32_t k) {
+    char digits[std::numeric_limits<std::uint32_t>::digits10 + 1];
+    out.append(digits, fmt::format_to(digits, FMT_COMPILE("{}"), k));
+  });
   out += '}';
 }
 

@@ -144,6 +144,14 @@ constexpr std::string_view kScript = R"js(
       card.classList.add('selected');
       draw();root.scrollIntoView({block:'start'});
     }
+    var pathButton=root.querySelector('button.timeline-path');
+    if(pathButton)pathButton.addEventListener('click',function(){
+      highlight=new Set(data.critical_path);spans=[];pinned=-1;
+      root.setAttribute('data-highlighted',String(data.critical_path.length));
+      root.setAttribute('data-finding','critical-path');
+      document.querySelectorAll('.finding.selected').forEach(function(c){c.classList.remove('selected');});
+      draw();
+    });
     document.querySelectorAll('.finding[data-finding]').forEach(function(card){
       var key=card.getAttribute('data-finding').split(':');
       if(key[0]!==String(data.rank))return;
@@ -154,6 +162,7 @@ constexpr std::string_view kScript = R"js(
     });
     window.addEventListener('resize',function(){resize();draw();});
     resize();describe(-1);draw();
+    if(pathButton&&location.hash==='#timeline-critical-path-'+data.rank)pathButton.click();
     var m=/^#timeline-finding-(-?\d+)-(\d+)$/.exec(location.hash);
     if(m&&m[1]===String(data.rank)){
       var card=document.querySelector('.finding[data-finding="'+m[1]+':'+m[2]+'"]');

@@ -37,6 +37,17 @@ std::string steps_note(const TimelineData& data) {
   return note + ")";
 }
 
+// The kept steps' critical path (docs/metrics/17-critical-path-and-what-if.md), highlighted like
+// a finding's events: the chain that sets the step's length, as the replay of the steps finds it.
+std::string path_button(const TimelineData& data) {
+  if (data.critical_path.empty()) return "";
+  return fmt::format(
+      " <button type=\"button\" class=\"timeline-path\" title=\"the chain of events that sets "
+      "the step's length, as the replay of the kept steps finds it\">critical path ({} events "
+      "shown)</button>",
+      data.critical_path.size());
+}
+
 std::string legend_entry(std::string_view color, std::string_view label) {
   return fmt::format("<span><i style=\"background:{}\"></i>{}</span>", color, label);
 }
@@ -53,7 +64,9 @@ std::string legend(const TimelineData& data) {
     if (!drawn) continue;
     out += legend_entry(kClassColors[static_cast<std::size_t>(c)], to_string(c));
   }
-  out += legend_entry(kHighlightColor, "a selected finding's events");
+  out += legend_entry(kHighlightColor, data.critical_path.empty()
+                                           ? "a selected finding's events"
+                                           : "a selected finding's events, or the critical path");
   out += "<br>phase bands: ";
   for (std::size_t p = 0; p + 1 < kPhaseCount; ++p) {  // "other" has no band
     out += legend_entry(kPhaseColors[p], to_string(static_cast<Phase>(p)));
@@ -89,8 +102,8 @@ void append_timeline_section(std::string& out, const TimelineData& data) {
   out += fmt::format(
       "<p class=\"note\">{} · wheel: zoom, drag: pan, click an event to pin its details; "
       "click a finding to highlight its events. Times count from the first event shown. "
-      "<button type=\"button\" class=\"timeline-reset\">reset view</button></p>\n",
-      escape(steps_note(data)));
+      "<button type=\"button\" class=\"timeline-reset\">reset view</button>{}</p>\n",
+      escape(steps_note(data)), path_button(data));
   out +=
       "<div class=\"timeline-canvas\"><canvas></canvas></div>\n<pre "
       "class=\"timeline-details\"></pre>\n" +
