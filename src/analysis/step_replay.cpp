@@ -33,7 +33,12 @@ namespace {
 class Speedups {
  public:
   Speedups(const Trace& trace, const StepModels& models, const WhatIfChange& change)
-      : trace_(trace), kernels_(change.kernels), classify_(trace), fp32_matmul_(trace) {
+      : trace_(trace), kernels_(change.kernels) {
+    // The name tests cost a byte per distinct name: built only for a change that asks them.
+    if (!kernels_.empty()) {
+      classify_.emplace(trace);
+      fp32_matmul_.emplace(trace);
+    }
     if (change.tensor_cores) tensor_cores_.emplace(trace);
     add_ops(models, change.ops);
   }
@@ -84,9 +89,10 @@ class Speedups {
   bool in_group(EventIndex activity, KernelGroup group) {
     switch (group) {
       case KernelGroup::kFp32Matmul:
-        return trace_.events.event_class[activity] == EventClass::kKernel && fp32_matmul_(activity);
+        return trace_.events.event_class[activity] == EventClass::kKernel &&
+               (*fp32_matmul_)(activity);
       case KernelGroup::kCommunication:
-        return classify_(activity) == ActivityClass::kCommunication;
+        return (*classify_)(activity) == ActivityClass::kCommunication;
     }
     return false;
   }
@@ -104,8 +110,8 @@ class Speedups {
 
   const Trace& trace_;
   std::vector<KernelSpeedup> kernels_;
-  ActivityClassifier classify_;
-  NameTest<is_fp32_matmul_kernel> fp32_matmul_;
+  std::optional<ActivityClassifier> classify_;
+  std::optional<NameTest<is_fp32_matmul_kernel>> fp32_matmul_;
   std::optional<TensorCoreChange> tensor_cores_;
   std::vector<std::pair<IntervalSet, double>> host_;
   std::vector<std::pair<StringId, double>> names_;
