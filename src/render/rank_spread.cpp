@@ -29,12 +29,15 @@ std::vector<double> sorted_values(std::span<const RankRow> ranks, double RankRow
 
 std::string ms(double ns) { return fmt::format("{:.2f} ms", ns / 1e6); }
 
-std::vector<const RankRow*> by_step_p50(const std::vector<RankRow>& ranks) {
+// Longest compute first; ties by longer step p50, then lower rank.
+std::vector<const RankRow*> by_compute(const std::vector<RankRow>& ranks) {
   std::vector<const RankRow*> out;
   out.reserve(ranks.size());
   for (const RankRow& r : ranks) out.push_back(&r);
   std::sort(out.begin(), out.end(), [](const RankRow* a, const RankRow* b) {
-    return a->step_p50_ns != b->step_p50_ns ? a->step_p50_ns < b->step_p50_ns : a->rank < b->rank;
+    if (a->compute_ns != b->compute_ns) return a->compute_ns > b->compute_ns;
+    if (a->step_p50_ns != b->step_p50_ns) return a->step_p50_ns > b->step_p50_ns;
+    return a->rank < b->rank;
   });
   return out;
 }
@@ -69,20 +72,14 @@ Spread spread_of(std::span<const RankRow> ranks, double RankRow::*field) {
   return {sorted.front(), quantile(sorted, 0.5), quantile(sorted, 0.95), sorted.back()};
 }
 
-std::vector<const RankRow*> slowest_ranks(const std::vector<RankRow>& ranks, std::size_t count) {
-  std::vector<const RankRow*> sorted = by_step_p50(ranks);
-  // Slowest first; among equal steps the lowest rank first.
-  std::stable_sort(sorted.begin(), sorted.end(), [](const RankRow* a, const RankRow* b) {
-    return a->step_p50_ns > b->step_p50_ns;
-  });
-  sorted.resize(std::min(count, sorted.size()));
-  return sorted;
-}
-
-std::vector<const RankRow*> fastest_ranks(const std::vector<RankRow>& ranks, std::size_t count) {
-  std::vector<const RankRow*> sorted = by_step_p50(ranks);
-  sorted.resize(std::min(count, sorted.size()));
-  return sorted;
+ExtremeRanks extreme_ranks(const std::vector<RankRow>& ranks, std::size_t count) {
+  const std::vector<const RankRow*> sorted = by_compute(ranks);
+  ExtremeRanks out;
+  const std::size_t slow = std::min(count, sorted.size());
+  out.slowest.assign(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(slow));
+  const std::size_t fast = std::min(count, sorted.size() - slow);
+  out.fastest.assign(sorted.rbegin(), sorted.rbegin() + static_cast<std::ptrdiff_t>(fast));
+  return out;
 }
 
 std::vector<RankOutlier> rank_outliers(const std::vector<RankRow>& ranks) {

@@ -38,11 +38,14 @@ const std::vector<RankMetric>& rank_metrics();
 
 Spread spread_of(std::span<const job::RankRow> ranks, double job::RankRow::*field);
 
-// The `count` ranks with the longest (slowest) or shortest (fastest) step p50, ties by rank.
-std::vector<const job::RankRow*> slowest_ranks(const std::vector<job::RankRow>& ranks,
-                                               std::size_t count);
-std::vector<const job::RankRow*> fastest_ranks(const std::vector<job::RankRow>& ranks,
-                                               std::size_t count);
+// The `count` ranks that compute longest per step (slowest) and shortest (fastest, none of the
+// slowest), ties by step p50 then rank. Compute, not step time: ranks that meet at collectives
+// share one step time, and the one the others wait for differs in its own work.
+struct ExtremeRanks {
+  std::vector<const job::RankRow*> slowest;
+  std::vector<const job::RankRow*> fastest;
+};
+ExtremeRanks extreme_ranks(const std::vector<job::RankRow>& ranks, std::size_t count);
 
 struct RankOutlier {
   const job::RankRow* row = nullptr;

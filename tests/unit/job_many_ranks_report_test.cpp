@@ -61,7 +61,14 @@ TEST(JobManyRanksText, ThousandRanksAreSummarisedNotListed) {
   EXPECT_NE(text.find("(--json)"), std::string::npos);
   // The spread with its unit, the slowest ranks, and the planted outlier named with its reason.
   EXPECT_NE(text.find("ms per step"), std::string::npos) << text;
-  EXPECT_NE(text.find("slowest 5 ranks (by step p50)"), std::string::npos);
+  EXPECT_NE(text.find("slowest 5 ranks (longest compute per step)"), std::string::npos);
+  // The planted rank leads the slowest: the first row after that line.
+  const std::size_t slowest = text.find("slowest 5 ranks");
+  const std::size_t first_row = text.find('\n', text.find('\n', slowest) + 1) + 1;
+  std::istringstream row(text.substr(first_row, 40));
+  std::string first_word;
+  row >> first_word;
+  EXPECT_EQ(first_word, "517") << text;
   EXPECT_NE(text.find("fastest 5 ranks"), std::string::npos);
   EXPECT_NE(text.find("outlier ranks: 1 (above median + 5 × MAD"), std::string::npos) << text;
   EXPECT_NE(text.find("rank 517: compute"), std::string::npos) << text;
@@ -113,8 +120,14 @@ TEST(JobManyRanksSpread, OutliersNeedAClearDistanceFromTheMedian) {
   const render::Spread s = render::spread_of(rows, &job::RankRow::step_p50_ns);
   EXPECT_DOUBLE_EQ(s.min, 10e6);
   EXPECT_DOUBLE_EQ(s.max, 10e6 + 6e3);
-  EXPECT_EQ(render::slowest_ranks(rows, 2).front()->rank, 6);
-  EXPECT_EQ(render::fastest_ranks(rows, 2).front()->rank, 0);
+  // Slowest by compute (rank 42), then equal compute by the longer step; fastest none of those.
+  const render::ExtremeRanks extremes = render::extreme_ranks(rows, 2);
+  ASSERT_EQ(extremes.slowest.size(), 2U);
+  EXPECT_EQ(extremes.slowest[0]->rank, 42);
+  EXPECT_EQ(extremes.slowest[1]->rank, 6);
+  ASSERT_EQ(extremes.fastest.size(), 2U);
+  EXPECT_EQ(extremes.fastest[0]->rank, 98);  // step p50 10.000 ms, compute 8 ms, the last such
+  EXPECT_EQ(extremes.fastest[1]->rank, 91);
 }
 
 TEST(JobManyRanksSpread, ConsecutiveGroupsCoverEveryItemOnce) {

@@ -281,14 +281,14 @@ std::string grouped_rank_table(const JobAnalysis& job, bool gpu) {
   }
   out += "</table>\n";
   const std::vector<render::RankOutlier> outliers = render::rank_outliers(job.ranks);
-  out += "<h3>Slowest and fastest ranks (by step p50)</h3>\n<table id=\"job-extreme-ranks\">" +
-         rank_header(gpu, "rank");
-  for (const RankRow* r : render::slowest_ranks(job.ranks, kExtremeRanks)) {
-    out += rank_row_html(*r, gpu);
-  }
-  for (const RankRow* r : render::fastest_ranks(job.ranks, kExtremeRanks)) {
-    out += rank_row_html(*r, gpu);
-  }
+  const render::ExtremeRanks extremes = render::extreme_ranks(job.ranks, kExtremeRanks);
+  out += fmt::format(
+      "<h3>The {} slowest and {} fastest ranks (longest and shortest compute per step)</h3>\n"
+      "<table id=\"job-extreme-ranks\">",
+      extremes.slowest.size(), extremes.fastest.size());
+  out += rank_header(gpu, "rank");
+  for (const RankRow* r : extremes.slowest) out += rank_row_html(*r, gpu);
+  for (const RankRow* r : extremes.fastest) out += rank_row_html(*r, gpu);
   out += "</table>\n";
   out += fmt::format("<h3>Outlier ranks: {}</h3>\n<p class=\"note\">Outliers lie {}.{}</p>\n",
                      outliers.size(), escape(render::outlier_rule()),

@@ -111,10 +111,11 @@ std::string rank_summary_text(const JobAnalysis& job, std::size_t width) {
                                render::format_count(job.ranks.size())),
                    width, 2);
   out += spread_table(job, width);
-  out += fmt::format("  slowest {} ranks (by step p50):\n", kExtremeRanks);
-  out += rank_rows(render::slowest_ranks(job.ranks, kExtremeRanks), width);
-  out += fmt::format("  fastest {} ranks:\n", kExtremeRanks);
-  out += rank_rows(render::fastest_ranks(job.ranks, kExtremeRanks), width);
+  const render::ExtremeRanks extremes = render::extreme_ranks(job.ranks, kExtremeRanks);
+  out += fmt::format("  slowest {} ranks (longest compute per step):\n", extremes.slowest.size());
+  out += rank_rows(extremes.slowest, width);
+  out += fmt::format("  fastest {} ranks:\n", extremes.fastest.size());
+  out += rank_rows(extremes.fastest, width);
   out += outlier_text(job, width);
   out += "  hosts: summaries name no host, so outliers are by rank only\n";
   return out;
