@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <system_error>
 
 #include "allocator.h"
 #include "analyze_command.h"
@@ -22,6 +23,12 @@
 #include "whatif_command.h"
 
 namespace {
+
+bool is_output_failure(const std::error_code& code) {
+  return code == std::errc::bad_file_descriptor || code == std::errc::broken_pipe ||
+         code == std::errc::no_space_on_device || code == std::errc::io_error ||
+         code == std::errc::file_too_large;
+}
 
 int run(int argc, char** argv) {
   namespace cli = stepscope::cli;
@@ -71,6 +78,16 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return cli::kExitBadInput;
+  } catch (const std::system_error& e) {
+    // Standard output closed (`>&-`), a full disk or a failing device while printing: the
+    // user's redirection, not a fault of stepscope.
+    if (is_output_failure(e.code())) {
+      fmt::print(stderr, "stepscope: cannot write the output: {}\n",
+                 cli::printable(e.code().message()));
+      return cli::kExitBadInput;
+    }
+    fmt::print(stderr, "stepscope: internal error: {}\n", cli::printable(e.what()));
+    return cli::kExitInternal;
   } catch (const std::exception& e) {
     fmt::print(stderr, "stepscope: internal error: {}\n", cli::printable(e.what()));
     return cli::kExitInternal;
@@ -83,7 +100,15 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // What escapes run(): a failure while building the command line or while reporting an error.
   try {
-    return run(argc, argv);
+    const int status = run(argc, argv);
+    // Short outputs sit in stdio's buffer until exit, where a failed write would go unseen. A
+    // failed run has said what went wrong already.
+    const bool written = std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+    if (!written && status == stepscope::cli::kExitOk) {
+      std::fputs("stepscope: cannot write the output to standard output\n", stderr);
+      return stepscope::cli::kExitBadInput;
+    }
+    return status;
   } catch (...) {
     std::fputs("stepscope: internal error while starting or reporting\n", stderr);
     return stepscope::cli::kExitInternal;

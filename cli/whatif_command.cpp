@@ -102,10 +102,10 @@ void register_whatif_command(CLI::App& app, int& exit_status) {
       ->type_name("OP=Nx");
   command
       ->add_option("--kernels", a->kernels,
-                   "a kernel group N times faster: fp32-matmul or communication (repeatable)")
+                   "a kernel group N times faster (fp32-matmul, communication)")
       ->type_name("GROUP=Nx");
   command->add_flag("--tensor-cores", a->tensor_cores,
-                    "fp32 matmuls on tensor cores at the GPU's bf16 peak, autocast's casts added");
+                    "fp32 matmuls on tensor cores (the GPU's bf16 peak, autocast's casts)");
   add_top_option(*command, a->top);
   add_width_option(*command, a->width);
   add_json_option(*command, a->json_output, "the prediction and both paths");
