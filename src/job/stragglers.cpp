@@ -155,12 +155,12 @@ std::vector<Candidate> late_ranks(const std::vector<RankSummary>& ranks,
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const RankWaits& w = waits[i];
     if (w.lateness_ns.empty()) continue;
-    const auto collectives = static_cast<std::int64_t>(w.lateness_ns.size());
+    const auto occasion_count = static_cast<std::int64_t>(w.lateness_ns.size());
     Candidate c{i, w.late_ns / w.steps, typical[i],
-                w.late_count / static_cast<double>(collectives)};
+                w.late_count / static_cast<double>(occasion_count)};
     const bool beyond_chance =
         c.share_late >= kAlmostAlwaysLate ||
-        binomial_tail(collectives, static_cast<std::int64_t>(std::llround(w.late_count)),
+        binomial_tail(occasion_count, static_cast<std::int64_t>(std::llround(w.late_count)),
                       kChanceOfLate) < kMaxChanceProbability;
     if (c.share_late >= kMinShareLate && beyond_chance && c.typical_ns > threshold &&
         c.late_per_step >= min_late_per_step) {
