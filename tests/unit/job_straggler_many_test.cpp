@@ -82,8 +82,7 @@ TEST(JobStragglers, TwoEqualStragglersAmongSixteenAreBothNamed) {
     EXPECT_EQ(s.waiting_ranks.size(), 14U) << s.rank;
     EXPECT_FALSE(contains(s.waiting_ranks, s.rank == 5 ? 11 : 5)) << s.rank;
     ASSERT_FALSE(s.evidence.empty());
-    EXPECT_NE(s.evidence.front().find("arrives late in 100% of its 6 steps"),
-              std::string::npos)
+    EXPECT_NE(s.evidence.front().find("arrives late in 100% of its 6 steps"), std::string::npos)
         << s.evidence.front();
   }
   // They tie at each collective: one of them counts as last there, and share_last says so.
@@ -91,8 +90,7 @@ TEST(JobStragglers, TwoEqualStragglersAmongSixteenAreBothNamed) {
   // Both are late at every one of them, and the verdict says so of the first.
   EXPECT_DOUBLE_EQ(j.stragglers[0].share_late, 1.0);
   EXPECT_DOUBLE_EQ(j.stragglers[1].share_late, 1.0);
-  EXPECT_NE(j.verdict.find("arrives late in 100% of the steps"), std::string::npos)
-      << j.verdict;
+  EXPECT_NE(j.verdict.find("arrives late in 100% of the steps"), std::string::npos) << j.verdict;
 }
 
 TEST(JobStragglers, TwoEqualStragglersAmongAThousandAndTwentyFourAreBothNamed) {
