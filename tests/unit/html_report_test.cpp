@@ -9,6 +9,7 @@
 #include "render/html/html_escape.h"
 #include "render/html/roofline_chart.h"
 #include "report/report_model.h"
+#include "support/text_count.h"
 #include "support/trace_fixture.h"
 
 namespace stepscope {
@@ -17,12 +18,7 @@ namespace {
 using testing::TraceFixture;
 
 std::size_t count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++n;
-  }
-  return n;
+  return testing::occurrences(text, needle);
 }
 
 Report report_of(const TraceFixture& fixture) {

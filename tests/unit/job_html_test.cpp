@@ -7,19 +7,13 @@
 #include <vector>
 
 #include "stepscope/job/job_report.h"
+#include "support/text_count.h"
 #include "unit/job_fixture.h"
 
 namespace stepscope {
 namespace {
 
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-  std::size_t count = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++count;
-  }
-  return count;
-}
+using testing::occurrences;
 
 TEST(JobHtml, ShowsEveryRankAndWhoTheOthersWaitFor) {
   const std::vector<std::string> jsons = testing::job_jsons({1000, 1000, 3200, 1000});

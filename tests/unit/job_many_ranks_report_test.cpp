@@ -14,6 +14,7 @@
 #include "render/rank_spread.h"
 #include "stepscope/job/job_analysis.h"
 #include "stepscope/job/job_report.h"
+#include "support/text_count.h"
 #include "unit/job_fixture.h"
 
 namespace stepscope {
@@ -21,14 +22,7 @@ namespace {
 
 constexpr std::size_t kPageCapBytes = 5'000'000;
 
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-  std::size_t count = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++count;
-  }
-  return count;
-}
+using testing::occurrences;
 
 // `count` ranks copied from a 4-rank job: the balanced rank 0 everywhere, the planted straggler
 // (2 ms more forward per step) at `slow`.
